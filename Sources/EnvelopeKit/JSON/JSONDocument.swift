@@ -1,0 +1,154 @@
+import Foundation
+
+/// A scanned JSON input: its bytes and the tape of tokens over them (see JSONToken.swift).
+///
+/// Immutable after `init`; shared by reference between the decoder's containers.
+final class JSONDocument: Sendable {
+  let bytes: [UInt8]
+  let tokens: [JSONToken]
+
+  /// Scans `data`. Throws `JSONReaderError`.
+  init(data: Data, maxDepth: Int) throws(JSONReaderError) {
+    let bytes = [UInt8](data)
+    self.bytes = bytes
+    let result = bytes.withUnsafeBufferPointer { buffer -> Result<[JSONToken], JSONReaderError> in
+      var scanner = JSONScanner(bytes: buffer, maxDepth: max(1, maxDepth))
+      do throws(JSONReaderError) {
+        return .success(try scanner.scan())
+      } catch {
+        return .failure(error)
+      }
+    }
+    self.tokens = try result.get()
+  }
+
+  // MARK: - Token access
+
+  @inline(__always)
+  func kind(_ index: Int) -> JSONToken.Kind { tokens[index].kind }
+
+  @inline(__always)
+  func next(_ index: Int) -> Int { Int(tokens[index].next) }
+
+  /// Calls `body` with the raw bytes of a scalar token (a string's contents without quotes).
+  @inline(__always)
+  func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    let token = tokens[index]
+    return try bytes.withUnsafeBufferPointer { buffer in
+      try body(UnsafeBufferPointer(rebasing: buffer[Int(token.start)..<Int(token.end)]))
+    }
+  }
+
+  /// The source text of a scalar token (numbers, literals, raw string contents).
+  func rawText(_ index: Int) -> String {
+    withBytes(index) { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The decoded value of a string token.
+  func string(_ index: Int) -> String {
+    let token = tokens[index]
+    if !token.flags.contains(.hasEscapes) {
+      return withBytes(index) { String(decoding: $0, as: UTF8.self) }
+    }
+    return withBytes(index) { unescape($0) }
+  }
+
+  /// Whether the string token at `index` equals `key`, without allocating when it has no escapes.
+  @inline(__always)
+  func stringEquals(_ index: Int, _ key: String) -> Bool {
+    let token = tokens[index]
+    if token.flags.contains(.hasEscapes) { return string(index) == key }
+    let length = Int(token.end &- token.start)
+    var key = key
+    return key.withUTF8 { keyBytes in
+      guard keyBytes.count == length else { return false }
+      return bytes.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress, let keyBase = keyBytes.baseAddress else {
+          return length == 0
+        }
+        return memcmp(base + Int(token.start), keyBase, length) == 0
+      }
+    }
+  }
+
+  /// The byte offset of a token, for error positions.
+  func offset(_ index: Int) -> Int { Int(tokens[index].start) }
+
+  /// Finds the value token for `key` in the object at `object`; the first occurrence wins,
+  /// as with Foundation's JSONDecoder.
+  func valueIndex(forKey key: String, inObject object: Int) -> Int? {
+    var child = object + 1
+    let end = next(object)
+    while child < end {
+      let value = child + 1
+      if stringEquals(child, key) { return value }
+      child = next(value)
+    }
+    return nil
+  }
+
+  /// The token index of element `position` of the array at `array`.
+  func elementIndex(_ position: Int, inArray array: Int) -> Int? {
+    guard position >= 0, position < Int(tokens[array].count) else { return nil }
+    var child = array + 1
+    for _ in 0..<position { child = next(child) }
+    return child
+  }
+}
+
+// MARK: - Escapes
+
+/// Decodes the contents of a string whose escapes the scanner already validated.
+func unescape(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+  var output: [UInt8] = []
+  output.reserveCapacity(bytes.count)
+  var i = 0
+  while i < bytes.count {
+    let byte = bytes[i]
+    guard byte == ASCII.backslash, i + 1 < bytes.count else {
+      output.append(byte)
+      i += 1
+      continue
+    }
+    let escape = bytes[i + 1]
+    i += 2
+    switch escape {
+    case ASCII.lowerB: output.append(0x08)
+    case ASCII.lowerF: output.append(0x0C)
+    case ASCII.lowerN: output.append(ASCII.newline)
+    case ASCII.lowerR: output.append(ASCII.carriageReturn)
+    case ASCII.lowerT: output.append(ASCII.tab)
+    case ASCII.lowerU:
+      var scalarValue = UInt32(readHex4(bytes, at: i))
+      i += 4
+      if UTF16.isLeadSurrogate(UInt16(truncatingIfNeeded: scalarValue)), i + 6 <= bytes.count {
+        let trail = UInt32(readHex4(bytes, at: i + 2))
+        scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (trail - 0xDC00)
+        i += 6
+      }
+      let scalar = Unicode.Scalar(scalarValue) ?? "\u{FFFD}"
+      output.append(contentsOf: UTF8.encode(scalar) ?? [])
+    default: output.append(escape)
+    }
+  }
+  return String(decoding: output, as: UTF8.self)
+}
+
+private func readHex4(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt16 {
+  var value: UInt16 = 0
+  var i = index
+  while i < index + 4 && i < bytes.count {
+    value = value << 4 | UInt16(hexValue(bytes[i]) ?? 0)
+    i += 1
+  }
+  return value
+}
+
+extension UTF8 {
+  /// The UTF-8 bytes of one scalar.
+  fileprivate static func encode(_ scalar: Unicode.Scalar) -> [UInt8]? {
+    var result: [UInt8] = []
+    UTF8.encode(scalar) { result.append($0) }
+    return result
+  }
+}

@@ -1,0 +1,114 @@
+/// A path into a JSON document.
+///
+/// Written as text, components are separated by dots and an all-digit component indexes an
+/// array: `"data.items.0.name"`. Keys that contain the separator are written as components:
+/// `["data", "a.b", 0]`. MoyaMapper-style separators are supported:
+/// `JSONPath("error>errMsg", separator: ">")`. The empty path is the document root.
+public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+  CustomStringConvertible
+{
+  /// One step of a path: an object key or an array index.
+  public enum Component: Hashable, Sendable, ExpressibleByStringLiteral,
+    ExpressibleByIntegerLiteral, CustomStringConvertible
+  {
+    /// An object member.
+    case key(String)
+    /// An array element, from 0.
+    case index(Int)
+
+    /// Creates a key component.
+    ///
+    /// - Parameter value: the key.
+    public init(stringLiteral value: String) { self = .key(value) }
+
+    /// Creates an index component.
+    ///
+    /// - Parameter value: the index.
+    public init(integerLiteral value: Int) { self = .index(value) }
+
+    /// The key, or the index in brackets.
+    public var description: String {
+      switch self {
+      case .key(let key): return key
+      case .index(let index): return "[\(index)]"
+      }
+    }
+  }
+
+  /// The steps from the root.
+  public var components: [Component]
+
+  /// Parses a textual path.
+  ///
+  /// - Parameters:
+  ///   - string: components joined by `separator`; all-digit components are array indexes.
+  ///   - separator: the character between components, `.` by default.
+  public init(_ string: String, separator: Character = ".") {
+    guard !string.isEmpty else {
+      components = []
+      return
+    }
+    components = string.split(separator: separator, omittingEmptySubsequences: false).map {
+      part in
+      if !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(part) {
+        return .index(index)
+      }
+      return .key(String(part))
+    }
+  }
+
+  /// Creates a path from explicit components.
+  ///
+  /// - Parameter components: the steps from the root.
+  public init(_ components: [Component]) {
+    self.components = components
+  }
+
+  /// Parses a textual path with `.` as separator.
+  ///
+  /// - Parameter value: the path text.
+  public init(stringLiteral value: String) {
+    self.init(value)
+  }
+
+  /// Creates a path from components.
+  ///
+  /// - Parameter elements: the steps from the root.
+  public init(arrayLiteral elements: Component...) {
+    self.init(elements)
+  }
+
+  /// The root of the document.
+  public static let root = JSONPath([Component]())
+
+  /// Whether this is the root path.
+  public var isEmpty: Bool { components.isEmpty }
+
+  /// The path in report style: `data.items[2].name`.
+  public var description: String {
+    components.isEmpty ? "<root>" : formatPath(components)
+  }
+
+  /// This path followed by `other`.
+  ///
+  /// - Parameter other: the path to append.
+  /// - Returns: the joined path.
+  public func appending(_ other: JSONPath) -> JSONPath {
+    JSONPath(components + other.components)
+  }
+}
+
+/// Formats steps as `data.items[2].name`.
+func formatPath(_ components: [JSONPath.Component]) -> String {
+  var text = ""
+  for component in components {
+    switch component {
+    case .key(let key):
+      if !text.isEmpty { text += "." }
+      text += key
+    case .index(let index):
+      text += "[\(index)]"
+    }
+  }
+  return text
+}

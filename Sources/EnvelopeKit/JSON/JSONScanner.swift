@@ -1,0 +1,297 @@
+// The byte-level reader. It owns all pointer work on the input and produces the tape described
+// in JSONToken.swift. It is strict RFC 8259:
+// - UTF-8 is validated (overlong forms, encoded surrogates and code points past U+10FFFF are
+//   rejected); a leading UTF-8 byte order mark is skipped, as Foundation does.
+// - No comments, trailing commas, NaN/Infinity, leading zeros or unescaped control characters.
+// - `\u` escapes must form valid UTF-16: a lone surrogate is rejected with `loneSurrogate`
+//   (Foundation's JSONDecoder rejects it too) rather than replaced, so no text is altered.
+// - Nesting is tracked on an explicit stack, never by recursion, and capped at `maxDepth`.
+
+/// Scans JSON bytes into a tape of tokens.
+struct JSONScanner {
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private let maxDepth: Int
+  private var index = 0
+  private(set) var tokens: [JSONToken] = []
+
+  init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    self.bytes = bytes
+    self.maxDepth = maxDepth
+    tokens.reserveCapacity(max(16, bytes.count / 6))
+  }
+
+  /// Scans the whole input. Throws `JSONReaderError` on the first problem.
+  mutating func scan() throws(JSONReaderError) -> [JSONToken] {
+    guard bytes.count < Int(UInt32.max) else { throw error(.tooLarge, at: 0) }
+    if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
+      index = 3
+    }
+    var stack: [Int] = []
+    skipWhitespace()
+    valueLoop: while true {
+      // A value is expected at `index`.
+      guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+      let byte = bytes[index]
+      switch byte {
+      case ASCII.openBrace, ASCII.openBracket:
+        let isObject = byte == ASCII.openBrace
+        guard stack.count < maxDepth else { throw error(.tooDeep(limit: maxDepth), at: index) }
+        stack.append(tokens.count)
+        tokens.append(
+          JSONToken(kind: isObject ? .object : .array, start: index, end: index, next: 0))
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+        let closer = isObject ? ASCII.closeBrace : ASCII.closeBracket
+        if bytes[index] == closer {
+          index += 1
+          closeContainer(stack.removeLast())
+        } else {
+          if isObject { try scanKey() }
+          continue valueLoop
+        }
+      case ASCII.quote:
+        try scanString()
+      case ASCII.lowerT:
+        try scanLiteral("true", kind: .true)
+      case ASCII.lowerF:
+        try scanLiteral("false", kind: .false)
+      case ASCII.lowerN:
+        try scanLiteral("null", kind: .null)
+      case ASCII.minus, ASCII.zero...ASCII.nine:
+        try scanNumber()
+      default:
+        throw error(.unexpectedCharacter(byte, expected: "a value"), at: index)
+      }
+
+      // A value just ended: continue its container, close it, or finish.
+      while let top = stack.last {
+        tokens[top].count += 1
+        skipWhitespace()
+        guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+        let isObject = tokens[top].kind == .object
+        let next = bytes[index]
+        if next == ASCII.comma {
+          index += 1
+          skipWhitespace()
+          if isObject { try scanKey() }
+          continue valueLoop
+        }
+        guard next == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
+          throw error(
+            .unexpectedCharacter(next, expected: isObject ? "',' or '}'" : "',' or ']'"),
+            at: index)
+        }
+        index += 1
+        closeContainer(stack.removeLast())
+      }
+      break valueLoop
+    }
+    skipWhitespace()
+    guard index == bytes.count else { throw error(.trailingContent, at: index) }
+    return tokens
+  }
+
+  // MARK: - Containers
+
+  private mutating func closeContainer(_ tokenIndex: Int) {
+    tokens[tokenIndex].end = UInt32(truncatingIfNeeded: index)
+    tokens[tokenIndex].next = UInt32(truncatingIfNeeded: tokens.count)
+  }
+
+  /// Scans `"key" :` and leaves `index` at the value.
+  private mutating func scanKey() throws(JSONReaderError) {
+    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+    guard bytes[index] == ASCII.quote else {
+      throw error(.unexpectedCharacter(bytes[index], expected: "a string key"), at: index)
+    }
+    try scanString()
+    skipWhitespace()
+    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+    guard bytes[index] == ASCII.colon else {
+      throw error(.unexpectedCharacter(bytes[index], expected: "':'"), at: index)
+    }
+    index += 1
+    skipWhitespace()
+  }
+
+  // MARK: - Scalars
+
+  @inline(__always)
+  private mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab: index += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func scanLiteral(_ text: StaticString, kind: JSONToken.Kind)
+    throws(JSONReaderError)
+  {
+    let start = index
+    let count = text.utf8CodeUnitCount
+    guard bytes.count - index >= count else {
+      throw error(.unexpectedEnd, at: bytes.count)
+    }
+    let literal = text.utf8Start
+    for offset in 0..<count where bytes[index + offset] != literal[offset] {
+      throw error(.invalidLiteral, at: start)
+    }
+    index += count
+    tokens.append(JSONToken(kind: kind, start: start, end: index, next: tokens.count + 1))
+  }
+
+  private mutating func scanNumber() throws(JSONReaderError) {
+    let start = index
+    var isInteger = true
+    if bytes[index] == ASCII.minus { index += 1 }
+    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+    if bytes[index] == ASCII.zero {
+      index += 1
+      if index < bytes.count, isDigit(bytes[index]) { throw error(.invalidNumber, at: start) }
+    } else if isDigit(bytes[index]) {
+      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+    } else {
+      throw error(.invalidNumber, at: start)
+    }
+    if index < bytes.count, bytes[index] == ASCII.period {
+      isInteger = false
+      index += 1
+      guard index < bytes.count, isDigit(bytes[index]) else {
+        throw error(.invalidNumber, at: start)
+      }
+      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+    }
+    if index < bytes.count, bytes[index] == ASCII.lowerE || bytes[index] == ASCII.upperE {
+      isInteger = false
+      index += 1
+      if index < bytes.count, bytes[index] == ASCII.plus || bytes[index] == ASCII.minus {
+        index += 1
+      }
+      guard index < bytes.count, isDigit(bytes[index]) else {
+        throw error(.invalidNumber, at: start)
+      }
+      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+    }
+    tokens.append(
+      JSONToken(
+        kind: .number, flags: isInteger ? .isInteger : [], start: start, end: index,
+        next: tokens.count + 1))
+  }
+
+  @inline(__always)
+  private func isDigit(_ byte: UInt8) -> Bool { byte &- ASCII.zero < 10 }
+
+  /// Scans a string starting at its opening quote. Validates escapes and UTF-8.
+  private mutating func scanString() throws(JSONReaderError) {
+    index += 1
+    let start = index
+    var flags: JSONToken.Flags = []
+    while true {
+      // Fast path over plain ASCII.
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == ASCII.quote || byte == ASCII.backslash || byte < 0x20 || byte >= 0x80 { break }
+        index += 1
+      }
+      guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+      let byte = bytes[index]
+      if byte == ASCII.quote { break }
+      if byte == ASCII.backslash {
+        flags.insert(.hasEscapes)
+        try scanEscape()
+      } else if byte < 0x20 {
+        throw error(.controlCharacterInString(byte), at: index)
+      } else {
+        try scanUTF8Sequence()
+      }
+    }
+    tokens.append(
+      JSONToken(kind: .string, flags: flags, start: start, end: index, next: tokens.count + 1))
+    index += 1
+  }
+
+  private mutating func scanEscape() throws(JSONReaderError) {
+    let escapeStart = index
+    index += 1
+    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+    switch bytes[index] {
+    case ASCII.quote, ASCII.backslash, ASCII.slash, ASCII.lowerB, ASCII.lowerF, ASCII.lowerN,
+      ASCII.lowerR, ASCII.lowerT:
+      index += 1
+    case ASCII.lowerU:
+      index += 1
+      let unit = try scanHex4()
+      if UTF16.isTrailSurrogate(unit) { throw error(.loneSurrogate, at: escapeStart) }
+      if UTF16.isLeadSurrogate(unit) {
+        guard bytes.count - index >= 6, bytes[index] == ASCII.backslash,
+          bytes[index + 1] == ASCII.lowerU
+        else { throw error(.loneSurrogate, at: escapeStart) }
+        index += 2
+        let trail = try scanHex4()
+        guard UTF16.isTrailSurrogate(trail) else {
+          throw error(.loneSurrogate, at: escapeStart)
+        }
+      }
+    default:
+      throw error(.invalidEscape, at: escapeStart)
+    }
+  }
+
+  private mutating func scanHex4() throws(JSONReaderError) -> UInt16 {
+    guard bytes.count - index >= 4 else { throw error(.unexpectedEnd, at: bytes.count) }
+    var value: UInt16 = 0
+    for _ in 0..<4 {
+      guard let digit = hexValue(bytes[index]) else {
+        throw error(.invalidUnicodeEscape, at: index)
+      }
+      value = value << 4 | UInt16(digit)
+      index += 1
+    }
+    return value
+  }
+
+  /// Validates one multi-byte UTF-8 sequence at `index` (RFC 3629 table).
+  private mutating func scanUTF8Sequence() throws(JSONReaderError) {
+    let lead = bytes[index]
+    let length: Int
+    var lower: UInt8 = 0x80
+    var upper: UInt8 = 0xBF
+    switch lead {
+    case 0xC2...0xDF: length = 2
+    case 0xE0: length = 3; lower = 0xA0
+    case 0xE1...0xEC, 0xEE...0xEF: length = 3
+    case 0xED: length = 3; upper = 0x9F
+    case 0xF0: length = 4; lower = 0x90
+    case 0xF1...0xF3: length = 4
+    case 0xF4: length = 4; upper = 0x8F
+    default: throw error(.invalidUTF8, at: index)
+    }
+    guard bytes.count - index >= length else { throw error(.invalidUTF8, at: index) }
+    let second = bytes[index + 1]
+    guard second >= lower && second <= upper else { throw error(.invalidUTF8, at: index) }
+    var offset = 2
+    while offset < length {
+      guard bytes[index + offset] & 0xC0 == 0x80 else { throw error(.invalidUTF8, at: index) }
+      offset += 1
+    }
+    index += length
+  }
+
+  private func error(_ reason: JSONReaderError.Reason, at offset: Int) -> JSONReaderError {
+    JSONReaderError(reason, offset: offset, in: bytes)
+  }
+}
+
+/// The value of an ASCII hex digit, or nil.
+@inline(__always)
+func hexValue(_ byte: UInt8) -> UInt8? {
+  switch byte {
+  case 0x30...0x39: return byte - 0x30
+  case 0x41...0x46: return byte - 0x41 + 10
+  case 0x61...0x66: return byte - 0x61 + 10
+  default: return nil
+  }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+// Exact conversions from a JSON number lexeme to Swift numbers. Every conversion either gives
+// the exact value or says why it cannot: nothing here rounds an integer, wraps or traps.
+
+/// Why a number lexeme did not convert to the requested type.
+enum NumberConversionFailure: Error, Equatable {
+  /// The text is not a JSON number.
+  case invalid
+  /// The value has a fractional part and the type is an integer.
+  case notIntegral
+  /// The value does not fit the type.
+  case outOfRange
+}
+
+enum NumberParsing {
+  private static let powersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// Whether `bytes` is exactly one JSON number (RFC 8259 grammar).
+  static func isJSONNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    let n = bytes.count
+    func digit(_ k: Int) -> Bool { k < n && bytes[k] &- ASCII.zero < 10 }
+    if i < n && bytes[i] == ASCII.minus { i += 1 }
+    guard digit(i) else { return false }
+    if bytes[i] == ASCII.zero {
+      i += 1
+    } else {
+      while digit(i) { i += 1 }
+    }
+    if i < n && bytes[i] == ASCII.period {
+      i += 1
+      guard digit(i) else { return false }
+      while digit(i) { i += 1 }
+    }
+    if i < n && (bytes[i] == ASCII.lowerE || bytes[i] == ASCII.upperE) {
+      i += 1
+      if i < n && (bytes[i] == ASCII.plus || bytes[i] == ASCII.minus) { i += 1 }
+      guard digit(i) else { return false }
+      while digit(i) { i += 1 }
+    }
+    return i == n
+  }
+
+  /// Converts a valid JSON number lexeme to an integer type, exactly.
+  @inline(__always)
+  static func integer<T: FixedWidthInteger>(
+    _ bytes: UnsafeBufferPointer<UInt8>, isInteger: Bool, as type: T.Type = T.self
+  ) -> Result<T, NumberConversionFailure> {
+    if isInteger { return plainInteger(bytes) }
+    return scientificInteger(bytes)
+  }
+
+  /// `-?[0-9]+` to T with overflow checks.
+  @inline(__always)
+  static func plainInteger<T: FixedWidthInteger>(_ bytes: UnsafeBufferPointer<UInt8>)
+    -> Result<T, NumberConversionFailure>
+  {
+    var i = 0
+    let negative = bytes.count > 0 && bytes[0] == ASCII.minus
+    if negative { i = 1 }
+    guard i < bytes.count else { return .failure(.invalid) }
+    var value: T = 0
+    while i < bytes.count {
+      let digit = bytes[i] &- ASCII.zero
+      guard digit < 10 else { return .failure(.invalid) }
+      let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (added, overflow2) =
+        negative
+        ? multiplied.subtractingReportingOverflow(T(digit))
+        : multiplied.addingReportingOverflow(T(digit))
+      guard !overflow1 && !overflow2 else { return .failure(.outOfRange) }
+      value = added
+      i += 1
+    }
+    return .success(value)
+  }
+
+  /// A lexeme with a fraction or exponent (`3.0`, `1e2`, `1.5e1`) to T when it is integral.
+  static func scientificInteger<T: FixedWidthInteger>(_ bytes: UnsafeBufferPointer<UInt8>)
+    -> Result<T, NumberConversionFailure>
+  {
+    guard let parts = DecimalParts(bytes) else { return .failure(.invalid) }
+    if parts.digits.isEmpty { return .success(0) }
+    guard parts.exponent >= 0 else { return .failure(.notIntegral) }
+    // T.max has at most 39 digits; anything longer cannot fit.
+    guard parts.digits.count + parts.exponent <= 40 else { return .failure(.outOfRange) }
+    var text = parts.negative ? [ASCII.minus] : []
+    text += parts.digits
+    text += [UInt8](repeating: ASCII.zero, count: parts.exponent)
+    return text.withUnsafeBufferPointer { plainInteger($0) }
+  }
+
+  /// A valid JSON number lexeme to Double. Fails with `outOfRange` when it overflows to infinity.
+  @inline(__always)
+  static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, NumberConversionFailure>
+  {
+    if let fast = fastDouble(bytes) { return .success(fast) }
+    guard let value = Double(String(decoding: bytes, as: UTF8.self)) else {
+      return .failure(.invalid)
+    }
+    return value.isFinite ? .success(value) : .failure(.outOfRange)
+  }
+
+  /// A valid JSON number lexeme to Float, rounded once from the text.
+  static func float(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Float, NumberConversionFailure> {
+    guard let value = Float(String(decoding: bytes, as: UTF8.self)) else {
+      return .failure(.invalid)
+    }
+    return value.isFinite ? .success(value) : .failure(.outOfRange)
+  }
+
+  /// A valid JSON number lexeme to Decimal, from its text (never through Double).
+  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Decimal, NumberConversionFailure>
+  {
+    guard let value = Decimal(string: String(decoding: bytes, as: UTF8.self), locale: nil),
+      !value.isNaN
+    else { return .failure(.outOfRange) }
+    return .success(value)
+  }
+
+  /// Clinger's fast path: exact when the mantissa fits 53 bits and the power of ten is exact.
+  @inline(__always)
+  private static func fastDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    var i = 0
+    let n = bytes.count
+    let negative = n > 0 && bytes[0] == ASCII.minus
+    if negative { i = 1 }
+    var mantissa: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+    while i < n, bytes[i] &- ASCII.zero < 10 {
+      mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
+      digits += 1
+      i += 1
+    }
+    if i < n, bytes[i] == ASCII.period {
+      i += 1
+      while i < n, bytes[i] &- ASCII.zero < 10 {
+        mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
+        digits += 1
+        exponent -= 1
+        i += 1
+      }
+    }
+    if i < n {
+      // Exponent part.
+      i += 1
+      var exponentNegative = false
+      if i < n, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
+        exponentNegative = bytes[i] == ASCII.minus
+        i += 1
+      }
+      var explicit = 0
+      while i < n, bytes[i] &- ASCII.zero < 10 {
+        explicit = explicit * 10 + Int(bytes[i] &- ASCII.zero)
+        if explicit > 1000 { return nil }
+        i += 1
+      }
+      exponent += exponentNegative ? -explicit : explicit
+    }
+    guard digits <= 19, mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+    var value = Double(mantissa)
+    if exponent < 0 {
+      value /= powersOfTen[-exponent]
+    } else {
+      value *= powersOfTen[exponent]
+    }
+    return negative ? -value : value
+  }
+}
+
+/// A number as significant digits times a power of ten, for exact integer checks.
+struct DecimalParts {
+  var negative: Bool
+  /// Significant digits without leading or trailing zeros; empty for zero.
+  var digits: [UInt8]
+  var exponent: Int
+
+  init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var i = 0
+    let n = bytes.count
+    negative = n > 0 && bytes[0] == ASCII.minus
+    if negative { i = 1 }
+    var digits: [UInt8] = []
+    var exponent = 0
+    while i < n, bytes[i] &- ASCII.zero < 10 {
+      digits.append(bytes[i])
+      i += 1
+    }
+    if i < n, bytes[i] == ASCII.period {
+      i += 1
+      while i < n, bytes[i] &- ASCII.zero < 10 {
+        digits.append(bytes[i])
+        exponent -= 1
+        i += 1
+      }
+    }
+    if i < n, bytes[i] == ASCII.lowerE || bytes[i] == ASCII.upperE {
+      i += 1
+      var exponentNegative = false
+      if i < n, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
+        exponentNegative = bytes[i] == ASCII.minus
+        i += 1
+      }
+      var explicit = 0
+      while i < n, bytes[i] &- ASCII.zero < 10 {
+        // Saturate: a huge exponent only matters as "huge".
+        explicit = min(explicit * 10 + Int(bytes[i] &- ASCII.zero), 1_000_000)
+        i += 1
+      }
+      exponent += exponentNegative ? -explicit : explicit
+    }
+    guard i == n else { return nil }
+    // Strip leading zeros, then trailing zeros into the exponent.
+    let firstNonZero = digits.firstIndex { $0 != ASCII.zero } ?? digits.count
+    digits.removeFirst(firstNonZero)
+    while let last = digits.last, last == ASCII.zero {
+      digits.removeLast()
+      exponent += 1
+    }
+    self.digits = digits
+    self.exponent = digits.isEmpty ? 0 : exponent
+  }
+}
