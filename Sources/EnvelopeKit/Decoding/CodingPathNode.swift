@@ -1,0 +1,77 @@
+/// A `CodingKey` for dynamic keys and array indexes.
+struct AnyCodingKey: CodingKey, Hashable, Sendable {
+  var stringValue: String
+  var intValue: Int?
+
+  init(stringValue: String) {
+    self.stringValue = stringValue
+    self.intValue = nil
+  }
+
+  init(intValue: Int) {
+    self.stringValue = "Index \(intValue)"
+    self.intValue = intValue
+  }
+
+  init(_ key: any CodingKey) {
+    stringValue = key.stringValue
+    intValue = key.intValue
+  }
+
+  init(_ component: JSONPath.Component) {
+    switch component {
+    case .key(let key): self.init(stringValue: key)
+    case .index(let index): self.init(intValue: index)
+    }
+  }
+
+  /// The key for the dictionary decoding of `superDecoder()`.
+  static let `super` = AnyCodingKey(stringValue: "super")
+}
+
+/// The coding path as a linked list, turned into `[CodingKey]` only when throwing or reporting.
+final class CodingPathNode: Sendable {
+  let parent: CodingPathNode?
+  let key: AnyCodingKey?
+
+  static let root = CodingPathNode(parent: nil, key: nil)
+
+  private init(parent: CodingPathNode?, key: AnyCodingKey?) {
+    self.parent = parent
+    self.key = key
+  }
+
+  func appending(_ key: any CodingKey) -> CodingPathNode {
+    CodingPathNode(parent: self, key: AnyCodingKey(key))
+  }
+
+  func appending(_ key: (any CodingKey)?) -> CodingPathNode {
+    guard let key else { return self }
+    return appending(key)
+  }
+
+  var path: [any CodingKey] {
+    var keys: [any CodingKey] = []
+    var node: CodingPathNode? = self
+    while let current = node, let key = current.key {
+      keys.append(key)
+      node = current.parent
+    }
+    return keys.reversed()
+  }
+
+  /// The path plus an optional last key.
+  func path(with key: (any CodingKey)?) -> [any CodingKey] {
+    guard let key else { return path }
+    return path + [key]
+  }
+}
+
+/// Formats a coding path as `data.items[2].age`.
+func formatCodingPath(_ path: [any CodingKey]) -> String {
+  formatPath(
+    path.map { key in
+      if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }
+      return .key(key.stringValue)
+    })
+}

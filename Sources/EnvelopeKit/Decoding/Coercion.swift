@@ -1,0 +1,221 @@
+import Foundation
+
+// The lenient rules for scalars live here, apart from the strict path: `strictValue` is what
+// Foundation's JSONDecoder would accept; `coerce` is only asked when that fails and the policy is
+// lenient, and returns a value only when the conversion loses nothing.
+
+/// The outcome of the strict read of a scalar.
+enum StrictRead<T> {
+  case value(T)
+  /// The JSON kind was wrong.
+  case mismatch
+  /// A number that does not fit (out of range or not integral).
+  case unrepresentable
+}
+
+/// A Swift scalar the decoder reads directly from tokens.
+protocol JSONScalar {
+  /// The value a lenient fallback gives: 0, "", false.
+  static var emptyValue: Self { get }
+  /// What Foundation's JSONDecoder accepts.
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<Self>
+  /// A lossless conversion from another JSON kind, or nil.
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self?
+}
+
+enum Coercion {
+  /// Calls `body` with the trimmed bytes of a string token that is a JSON number, else nil.
+  static func numericString<R>(
+    _ document: JSONDocument, _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R?
+  ) -> R? {
+    guard document.kind(index) == .string else { return nil }
+    if document.tokens[index].flags.contains(.hasEscapes) {
+      var text = Array(document.string(index).utf8)
+      return text.withUnsafeMutableBufferPointer { trimmedNumber(UnsafeBufferPointer($0), body) }
+    }
+    return document.withBytes(index) { trimmedNumber($0, body) }
+  }
+
+  private static func trimmedNumber<R>(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R?
+  ) -> R? {
+    var start = 0
+    var end = bytes.count
+    func isSpace(_ byte: UInt8) -> Bool {
+      byte == ASCII.space || byte == ASCII.tab || byte == ASCII.newline
+        || byte == ASCII.carriageReturn
+    }
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+    guard NumberParsing.isJSONNumber(trimmed) else { return nil }
+    return body(trimmed)
+  }
+
+  /// Words a lenient `Bool` accepts in a string, lowercased.
+  static let trueWords: Set<String> = ["true", "yes", "y", "t", "1"]
+  static let falseWords: Set<String> = ["false", "no", "n", "f", "0"]
+}
+
+// MARK: - Integers
+
+extension FixedWidthInteger where Self: JSONScalar {
+  static var emptyValue: Self { 0 }
+
+  @inline(__always)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<Self>
+  {
+    let token = document.tokens[index]
+    guard token.kind == .number else { return .mismatch }
+    let result = document.withBytes(index) {
+      NumberParsing.integer($0, isInteger: token.flags.contains(.isInteger), as: Self.self)
+    }
+    switch result {
+    case .success(let value): return .value(value)
+    case .failure: return .unrepresentable
+    }
+  }
+
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self? {
+    switch document.kind(index) {
+    case .true: return 1
+    case .false: return 0
+    case .string:
+      return Coercion.numericString(document, index) {
+        try? NumberParsing.integer($0, isInteger: isIntegerLexeme($0), as: Self.self).get()
+      }
+    default: return nil
+    }
+  }
+}
+
+extension Int: JSONScalar {}
+extension Int8: JSONScalar {}
+extension Int16: JSONScalar {}
+extension Int32: JSONScalar {}
+extension Int64: JSONScalar {}
+extension UInt: JSONScalar {}
+extension UInt8: JSONScalar {}
+extension UInt16: JSONScalar {}
+extension UInt32: JSONScalar {}
+extension UInt64: JSONScalar {}
+
+// MARK: - Floating point
+
+extension Double: JSONScalar {
+  static var emptyValue: Double { 0 }
+
+  @inline(__always)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<Double>
+  {
+    switch document.kind(index) {
+    case .number:
+      switch document.withBytes(index, { NumberParsing.double($0) }) {
+      case .success(let value): return .value(value)
+      case .failure: return .unrepresentable
+      }
+    case .string:
+      guard let value = state.nonConformingFloat(document, index) else { return .mismatch }
+      return .value(value)
+    default: return .mismatch
+    }
+  }
+
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Double? {
+    switch document.kind(index) {
+    case .true: return 1
+    case .false: return 0
+    case .string:
+      return Coercion.numericString(document, index) { try? NumberParsing.double($0).get() }
+    default: return nil
+    }
+  }
+}
+
+extension Float: JSONScalar {
+  static var emptyValue: Float { 0 }
+
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<Float>
+  {
+    switch document.kind(index) {
+    case .number:
+      switch document.withBytes(index, { NumberParsing.float($0) }) {
+      case .success(let value): return .value(value)
+      case .failure: return .unrepresentable
+      }
+    case .string:
+      guard let value = state.nonConformingFloat(document, index) else { return .mismatch }
+      return .value(Float(value))
+    default: return .mismatch
+    }
+  }
+
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Float? {
+    switch document.kind(index) {
+    case .true: return 1
+    case .false: return 0
+    case .string:
+      return Coercion.numericString(document, index) { try? NumberParsing.float($0).get() }
+    default: return nil
+    }
+  }
+}
+
+// MARK: - String and Bool
+
+extension String: JSONScalar {
+  static var emptyValue: String { "" }
+
+  @inline(__always)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<String>
+  {
+    guard document.kind(index) == .string else { return .mismatch }
+    return .value(document.string(index))
+  }
+
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> String? {
+    switch document.kind(index) {
+    case .number: return document.rawText(index)
+    case .true: return "true"
+    case .false: return "false"
+    default: return nil
+    }
+  }
+}
+
+extension Bool: JSONScalar {
+  static var emptyValue: Bool { false }
+
+  @inline(__always)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+    -> StrictRead<Bool>
+  {
+    switch document.kind(index) {
+    case .true: return .value(true)
+    case .false: return .value(false)
+    default: return .mismatch
+    }
+  }
+
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Bool? {
+    switch document.kind(index) {
+    case .number:
+      switch document.rawText(index) {
+      case "0": return false
+      case "1": return true
+      default: return nil
+      }
+    case .string:
+      let word = document.string(index).trimmingCharacters(in: .whitespaces).lowercased()
+      if Coercion.trueWords.contains(word) { return true }
+      if Coercion.falseWords.contains(word) { return false }
+      return nil
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/// Decodes `T` at the `JSONPath` in `userInfo[.decodingPath]`, with any `Decoder`.
+///
+/// Works with Foundation's `JSONDecoder` in one pass, with no re-serialisation:
+///
+/// ```swift
+/// let decoder = JSONDecoder()
+/// decoder.userInfo[.decodingPath] = JSONPath("data.items")
+/// let items = try decoder.decode(DecodableWrapper<[Item]>.self, from: body).value
+/// ```
+public struct DecodableWrapper<T: Decodable>: Decodable {
+  /// The decoded value.
+  public var value: T
+
+  /// Decodes the value at the path in `userInfo[.decodingPath]` (the root when absent).
+  ///
+  /// - Parameter decoder: any decoder.
+  /// - Throws: `DecodingError.keyNotFound` naming the path when it is missing (unless `T` is
+  ///   Optional, which gives nil), and the errors of decoding `T`.
+  public init(from decoder: any Decoder) throws {
+    let path = decoder.userInfo[.decodingPath] as? JSONPath ?? .root
+    if let found = try decodeValue(T.self, at: path, in: decoder) {
+      value = found
+    } else if let optional = T.self as? any OptionalDecodable.Type,
+      let none = optional.nilValue as? T
+    {
+      value = none
+    } else {
+      throw DecodingError.keyNotFound(
+        AnyCodingKey(stringValue: path.description),
+        DecodingError.Context(
+          codingPath: decoder.codingPath, debugDescription: "No value at path \(path)."))
+    }
+  }
+}
+
+extension DecodableWrapper: Sendable where T: Sendable {}
+
+/// A JSON value that is either one `T` or an array of `T`.
+///
+/// ```swift
+/// struct Post: Decodable { var tags: OneOrMany<String> }
+/// // {"tags": "swift"} and {"tags": ["swift", "json"]} both decode.
+/// ```
+public struct OneOrMany<T: Decodable>: Decodable {
+  /// The values: one element for a single value.
+  public var values: [T]
+
+  /// Creates a value.
+  ///
+  /// - Parameter values: the values.
+  public init(_ values: [T]) {
+    self.values = values
+  }
+
+  /// Decodes an array of `T`, or a single `T`.
+  ///
+  /// - Parameter decoder: any decoder.
+  /// - Throws: the errors of decoding `T`.
+  public init(from decoder: any Decoder) throws {
+    if var container = try? decoder.unkeyedContainer() {
+      var values: [T] = []
+      while !container.isAtEnd { values.append(try container.decode(T.self)) }
+      self.values = values
+    } else {
+      values = [try decoder.singleValueContainer().decode(T.self)]
+    }
+  }
+}
+
+extension OneOrMany: Sendable where T: Sendable {}
+extension OneOrMany: Equatable where T: Equatable {}
+extension OneOrMany: Hashable where T: Hashable {}

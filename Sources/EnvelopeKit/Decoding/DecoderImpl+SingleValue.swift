@@ -1,0 +1,39 @@
+/// The single value a `Decodable` type reads with `singleValueContainer()`.
+struct SingleValueContainer: SingleValueDecodingContainer {
+  let decoder: DecoderImpl
+  let value: ValueRef
+  let path: CodingPathNode
+  let allowsFallback: Bool
+
+  var codingPath: [any CodingKey] { path.path }
+
+  /// Null, or (lenient stand-in objects only) nothing at all.
+  func decodeNil() -> Bool {
+    guard let index = value.index else { return true }
+    return value.document.kind(index) == .null
+  }
+
+  @inline(__always)
+  private func scalar<T: JSONScalar>(_ type: T.Type) throws -> T {
+    try decoder.scalar(T.self, value, parent: path, key: nil, allowsFallback: allowsFallback)
+  }
+
+  func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) }
+  func decode(_ type: String.Type) throws -> String { try scalar(type) }
+  func decode(_ type: Double.Type) throws -> Double { try scalar(type) }
+  func decode(_ type: Float.Type) throws -> Float { try scalar(type) }
+  func decode(_ type: Int.Type) throws -> Int { try scalar(type) }
+  func decode(_ type: Int8.Type) throws -> Int8 { try scalar(type) }
+  func decode(_ type: Int16.Type) throws -> Int16 { try scalar(type) }
+  func decode(_ type: Int32.Type) throws -> Int32 { try scalar(type) }
+  func decode(_ type: Int64.Type) throws -> Int64 { try scalar(type) }
+  func decode(_ type: UInt.Type) throws -> UInt { try scalar(type) }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar(type) }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar(type) }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) }
+
+  func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    try decoder.unbox(T.self, value, parent: path, key: nil, allowsFallback: allowsFallback)
+  }
+}

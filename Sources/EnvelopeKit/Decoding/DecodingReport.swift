@@ -1,0 +1,117 @@
+/// What a lenient decode did besides plain decoding: every coercion and every fallback, with
+/// the path where it happened.
+///
+/// ```swift
+/// let result = try LenientDecoder().decodeWithReport(User.self, from: body)
+/// print(result.report)
+/// // path      kind       expected  found
+/// // id        coerced    Int       string "18"
+/// // tags[1]   dropped    String    null
+/// ```
+public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
+  /// One coercion or fallback.
+  public struct Entry: Sendable, Hashable, CustomStringConvertible {
+    /// What the decoder did with a value.
+    public enum Kind: Sendable, Hashable, CustomStringConvertible {
+      /// The value had another JSON type and converted without loss.
+      case coerced
+      /// The value was missing, null or unusable; a non-optional took its fallback value.
+      case defaulted
+      /// An array element could not be used as the element type and was left out.
+      case dropped
+      /// The value was present but unusable; an Optional became nil.
+      case nulled
+
+      /// The kind's name.
+      public var description: String {
+        switch self {
+        case .coerced: return "coerced"
+        case .defaulted: return "defaulted"
+        case .dropped: return "dropped"
+        case .nulled: return "nulled"
+        }
+      }
+    }
+
+    /// Where, from the document root: `data.items[2].age`.
+    public var path: String
+    /// What the decoder did.
+    public var kind: Kind
+    /// The Swift type asked for, e.g. `Int`.
+    public var expected: String
+    /// The JSON kind and a short snippet, e.g. `string "18"`, or `missing`.
+    public var found: String
+
+    /// Creates an entry.
+    ///
+    /// - Parameters:
+    ///   - path: the path from the root.
+    ///   - kind: what the decoder did.
+    ///   - expected: the Swift type asked for.
+    ///   - found: the JSON kind and a snippet.
+    public init(path: String, kind: Kind, expected: String, found: String) {
+      self.path = path
+      self.kind = kind
+      self.expected = expected
+      self.found = found
+    }
+
+    /// `data.id: coerced Int from string "18"`.
+    public var description: String {
+      "\(path.isEmpty ? "<root>" : path): \(kind) \(expected) from \(found)"
+    }
+  }
+
+  /// All entries in decoding order.
+  public internal(set) var entries: [Entry]
+
+  /// Creates a report.
+  ///
+  /// - Parameter entries: the entries in decoding order.
+  public init(entries: [Entry] = []) {
+    self.entries = entries
+  }
+
+  /// Whether nothing was coerced or fell back.
+  public var isEmpty: Bool { entries.isEmpty }
+
+  /// Iterates the entries.
+  public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+
+  /// The entries as an aligned table, or `no coercions or fallbacks`.
+  public var description: String {
+    guard !entries.isEmpty else { return "no coercions or fallbacks" }
+    let header = ["path", "kind", "expected", "found"]
+    let rows =
+      [header]
+      + entries.map { [$0.path.isEmpty ? "<root>" : $0.path, "\($0.kind)", $0.expected, $0.found] }
+    var widths = [0, 0, 0, 0]
+    for row in rows {
+      for column in 0..<3 { widths[column] = Swift.max(widths[column], row[column].count) }
+    }
+    return rows.map { row in
+      (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+        .joined(separator: "  ") + "  " + row[3]
+    }.joined(separator: "\n")
+  }
+}
+
+/// A decoded value with the report of how it was decoded.
+public struct Decoded<T> {
+  /// The value.
+  public var value: T
+  /// Every coercion and fallback made on the way.
+  public var report: DecodingReport
+
+  /// Creates a result.
+  ///
+  /// - Parameters:
+  ///   - value: the value.
+  ///   - report: the report.
+  public init(value: T, report: DecodingReport) {
+    self.value = value
+    self.report = report
+  }
+}
+
+extension Decoded: Sendable where T: Sendable {}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// Decodes `Decodable` models from JSON, leniently by default, strictly on request.
+///
+/// Lenient (the default) converts mismatched JSON types to the declared Swift types when no
+/// information is lost (`"18"` for an `Int`, `1` for a `Bool`), and otherwise falls back
+/// (an Optional to nil, a non-optional to its empty value, an array element is dropped). Every
+/// coercion and fallback is recorded with its path; `decodeWithReport` returns the record.
+/// Strict behaves like Foundation's `JSONDecoder`.
+///
+/// ```swift
+/// var decoder = LenientDecoder()
+/// let user = try decoder.decode(User.self, from: body, at: "data.user")
+/// decoder.policy = .strict
+/// let checked = try decoder.decodeWithReport([Item].self, from: body, at: "data.items")
+/// ```
+public struct LenientDecoder: Sendable {
+  /// How dictionary keys map to `CodingKey`s, as in Foundation.
+  public enum KeyDecodingStrategy: Sendable {
+    /// Keys as they are in the JSON.
+    case useDefaultKeys
+    /// `first_name` matches `firstName`.
+    case convertFromSnakeCase
+    /// Maps the coding path ending in the JSON key to the key to use.
+    case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
+  }
+
+  /// How dates are read, as in Foundation.
+  public enum DateDecodingStrategy: Sendable {
+    /// `Date`'s own `Decodable` implementation (seconds since 2001).
+    case deferredToDate
+    /// Seconds since 1970 from a number (leniently also from a numeric string).
+    case secondsSince1970
+    /// Milliseconds since 1970 from a number (leniently also from a numeric string).
+    case millisecondsSince1970
+    /// ISO 8601 text, e.g. `2024-05-01T12:00:00Z`.
+    case iso8601
+    /// Text parsed by the given formatter.
+    case formatted(DateFormatter)
+    /// A closure given the decoder positioned at the value.
+    case custom(@Sendable (_ decoder: any Decoder) throws -> Date)
+  }
+
+  /// How `Data` is read, as in Foundation.
+  public enum DataDecodingStrategy: Sendable {
+    /// `Data`'s own `Decodable` implementation (an array of bytes).
+    case deferredToData
+    /// Base64 text.
+    case base64
+    /// A closure given the decoder positioned at the value.
+    case custom(@Sendable (_ decoder: any Decoder) throws -> Data)
+  }
+
+  /// How non-conforming floats (infinity, NaN) are read, as in Foundation.
+  public enum NonConformingFloatDecodingStrategy: Sendable {
+    /// They are errors.
+    case `throw`
+    /// These strings stand for them.
+    case convertFromString(positiveInfinity: String, negativeInfinity: String, nan: String)
+  }
+
+  /// Lenient (the default) or strict.
+  public var policy: DecodingPolicy = .lenient
+  /// How keys are matched; default `.useDefaultKeys`.
+  public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
+  /// How dates are read; default `.deferredToDate`.
+  public var dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
+  /// How `Data` is read; default `.base64`.
+  public var dataDecodingStrategy: DataDecodingStrategy = .base64
+  /// How infinity and NaN are read; default `.throw`.
+  public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
+  /// The envelope format used by `decodeEnvelope`, `envelopeStatus` and `RootModel`.
+  public var envelope: EnvelopeFormat = .default
+  /// Values handed to models through `Decoder.userInfo`.
+  public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+  /// The deepest nesting accepted; default 512. Decoding is recursive, so a much higher limit
+  /// needs a thread with a larger stack.
+  public var maxDepth: Int = 512
+
+  /// Creates a lenient decoder with Foundation-like defaults.
+  public init() {}
+
+  // MARK: - Decoding
+
+  /// Decodes a value from the whole document.
+  ///
+  /// - Parameters:
+  ///   - type: the type to decode.
+  ///   - data: UTF-8 JSON.
+  /// - Returns: the value.
+  /// - Throws: `DecodingError`: `dataCorrupted` for malformed JSON (with line and column),
+  ///   and, in strict policy, the errors Foundation's `JSONDecoder` throws.
+  public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    try decodeWithReport(type, from: data, at: nil).value
+  }
+
+  /// Decodes a value found at a key path, in one pass with no re-encoding.
+  ///
+  /// - Parameters:
+  ///   - type: an object, array, scalar or Optional type.
+  ///   - data: UTF-8 JSON.
+  ///   - path: where the value is, e.g. `"data.items"`.
+  /// - Returns: the value; nil for an Optional `type` when the path is missing.
+  /// - Throws: `DecodingError.keyNotFound` naming the path when it is missing, and the errors of
+  ///   `decode(_:from:)` with coding paths that start at the document root.
+  public func decode<T: Decodable>(_ type: T.Type, from data: Data, at path: JSONPath) throws -> T
+  {
+    try decodeWithReport(type, from: data, at: path).value
+  }
+
+  /// Decodes a value, at a key path or the root, and reports every coercion and fallback.
+  ///
+  /// - Parameters:
+  ///   - type: the type to decode.
+  ///   - data: UTF-8 JSON.
+  ///   - path: where the value is; nil or empty for the root.
+  /// - Returns: the value and its `DecodingReport` (always empty in strict policy).
+  /// - Throws: the errors of `decode(_:from:at:)`.
+  public func decodeWithReport<T: Decodable>(
+    _ type: T.Type, from data: Data, at path: JSONPath? = nil
+  ) throws -> Decoded<T> {
+    let document = try Self.document(from: data, maxDepth: maxDepth)
+    let state = DecodingState(decoder: self)
+    let value = try state.decode(T.self, document: document, at: path ?? .root)
+    return Decoded(value: value, report: DecodingReport(entries: state.entries))
+  }
+
+  /// Scans `data`, turning reader errors into `DecodingError.dataCorrupted`.
+  static func document(from data: Data, maxDepth: Int) throws -> JSONDocument {
+    do {
+      return try JSONDocument(data: data, maxDepth: maxDepth)
+    } catch {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
+          underlyingError: error))
+    }
+  }
+}
+
+/// Whether the decoder converts and falls back (`lenient`) or fails like Foundation (`strict`).
+public enum DecodingPolicy: Sendable, Hashable {
+  /// Coerce mismatched types without loss, fall back otherwise, and report both.
+  case lenient
+  /// Behave like Foundation's `JSONDecoder`: any mismatch throws.
+  case strict
+}

@@ -1,0 +1,125 @@
+/// A business status code as the JSON had it: an integer, a string or a bool.
+///
+/// Codes are equal when their canonical text is equal, so `0 == "0"` and `false == "false"`,
+/// but `"000" != 0`: a code is never reinterpreted.
+public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable,
+  ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
+{
+  /// What the JSON held.
+  enum Storage: Sendable {
+    /// The exact number text.
+    case number(String)
+    case string(String)
+    case bool(Bool)
+  }
+
+  let storage: Storage
+
+  init(storage: Storage) {
+    self.storage = storage
+  }
+
+  /// Creates a numeric code.
+  ///
+  /// - Parameter value: the code.
+  public init(integerLiteral value: Int) { storage = .number(String(value)) }
+
+  /// Creates a string code.
+  ///
+  /// - Parameter value: the code.
+  public init(stringLiteral value: String) { storage = .string(value) }
+
+  /// Creates a bool code.
+  ///
+  /// - Parameter value: the code.
+  public init(booleanLiteral value: Bool) { storage = .bool(value) }
+
+  /// The code as an `Int` when its text is an integer (`200`, `"200"`); else nil.
+  public var intValue: Int? {
+    switch storage {
+    case .number(let text), .string(let text): return Int(text)
+    case .bool: return nil
+    }
+  }
+
+  /// The canonical text: a number as written, a string as is, a bool as `true`/`false`.
+  public var stringValue: String {
+    switch storage {
+    case .number(let text), .string(let text): return text
+    case .bool(let value): return value ? "true" : "false"
+    }
+  }
+
+  /// Whether the JSON held a string.
+  public var isString: Bool {
+    if case .string = storage { return true }
+    return false
+  }
+
+  /// A number or bool as its text; a string in quotes: `1001`, `"000"`, `false`.
+  public var description: String {
+    if case .string(let text) = storage { return "\"\(text)\"" }
+    return stringValue
+  }
+
+  /// Equal when the canonical texts are equal.
+  public static func == (lhs: EnvelopeCode, rhs: EnvelopeCode) -> Bool {
+    lhs.stringValue == rhs.stringValue
+  }
+
+  /// Hashes the canonical text.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(stringValue)
+  }
+
+  /// Reads an integer, string or bool, keeping which one it was.
+  ///
+  /// - Parameter decoder: any decoder; with `LenientDecoder` the number text is kept exactly.
+  /// - Throws: `DecodingError.typeMismatch` for null, arrays and objects.
+  public init(from decoder: any Decoder) throws {
+    if let impl = decoder as? DecoderImpl, let index = impl.value.index {
+      let document = impl.value.document
+      switch document.kind(index) {
+      case .number:
+        self.storage = .number(document.rawText(index))
+        return
+      case .string:
+        self.storage = .string(document.string(index))
+        return
+      case .true, .false:
+        self.storage = .bool(document.kind(index) == .true)
+        return
+      default: break
+      }
+    }
+    let container = try decoder.singleValueContainer()
+    if let text = try? container.decode(String.self) {
+      storage = .string(text)
+    } else if let flag = try? container.decode(Bool.self) {
+      storage = .bool(flag)
+    } else if let integer = try? container.decode(Int.self) {
+      storage = .number(String(integer))
+    } else {
+      let number = try container.decode(Double.self)
+      storage = .number(String(number))
+    }
+  }
+
+  /// Writes the code as the JSON kind it came from.
+  ///
+  /// - Parameter encoder: any encoder.
+  /// - Throws: the encoder's errors.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch storage {
+    case .number(let text):
+      if let integer = Int(text) {
+        try container.encode(integer)
+      } else {
+        try container.encode(Double(text) ?? 0)
+      }
+    case .string(let text): try container.encode(text)
+    case .bool(let value): try container.encode(value)
+    }
+  }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// A decoded envelope that did not throw on a business failure: its status, and the payload
+/// when the status is a success.
+public struct EnvelopeResult<T> {
+  /// The code, message and success flag.
+  public var status: EnvelopeStatus
+  /// The payload; nil on failure.
+  public var value: T?
+  /// Coercions and fallbacks made while decoding the payload.
+  public var report: DecodingReport
+}
+
+extension EnvelopeResult: Sendable where T: Sendable {}
+
+extension LenientDecoder {
+  /// Decodes an envelope: reads the code and message first and throws on a non-success code
+  /// without touching `data`; else decodes `data` as `T`.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type. `T?` gives nil for null or missing data; arrays and
+  ///     dictionaries give empty (with a report entry); `Empty` expects no data.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  /// - Returns: the payload.
+  /// - Throws: `EnvelopeError.business` (or the format's mapped error) on a non-success code,
+  ///   `EnvelopeError.missingCode`, `EnvelopeError.missingData`, or `DecodingError` with paths
+  ///   from the document root (`data.items[3].price`).
+  public func decodeEnvelope<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
+  ) throws -> T {
+    try decodeEnvelopeWithReport(type, from: data, format: format).value
+  }
+
+  /// Like `decodeEnvelope(_:from:format:)`, and also returns the decoding report.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  /// - Returns: the payload and its report.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:)`.
+  public func decodeEnvelopeWithReport<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
+  ) throws -> Decoded<T> {
+    let format = format ?? envelope
+    let result = try decodeEnvelopeResult(type, from: data, format: format)
+    guard result.status.isSuccess else { throw format.error(for: result.status) }
+    guard let value = result.value else { throw EnvelopeError.missingData(code: result.status.code) }
+    return Decoded(value: value, report: result.report)
+  }
+
+  /// Decodes the status and, on success, the payload, without throwing on a business failure
+  /// (MoyaMapper's status-with-model and status-with-array calls).
+  ///
+  /// - Parameters:
+  ///   - type: the payload type, e.g. `User.self` or `[User].self`.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  /// - Returns: the status, and the payload when the status is a success.
+  /// - Throws: `EnvelopeError.missingCode`, `EnvelopeError.missingData`, `DecodingError`.
+  public func decodeEnvelopeResult<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
+  ) throws -> EnvelopeResult<T> {
+    let format = format ?? envelope
+    let document = try Self.document(from: data, maxDepth: maxDepth)
+    let status = try Self.status(of: document, format: format)
+    guard status.isSuccess else {
+      return EnvelopeResult(status: status, value: nil, report: DecodingReport())
+    }
+    var decoder = self
+    decoder.envelope = format
+    let state = DecodingState(decoder: decoder)
+    let value = try state.decodeEnvelopeData(T.self, document: document, format: format, status: status)
+    return EnvelopeResult(status: status, value: value, report: DecodingReport(entries: state.entries))
+  }
+
+  /// Reads only the code and message (MoyaMapper's status-only call).
+  ///
+  /// - Parameters:
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  /// - Returns: the status; a business failure is a status, not an error.
+  /// - Throws: `EnvelopeError.missingCode`, or `DecodingError.dataCorrupted` for malformed JSON.
+  public func envelopeStatus(from data: Data, format: EnvelopeFormat? = nil) throws
+    -> EnvelopeStatus
+  {
+    let document = try Self.document(from: data, maxDepth: maxDepth)
+    return try Self.status(of: document, format: format ?? envelope)
+  }
+
+  /// The value at any path as text (MoyaMapper's `fetchString` / `fetchJSONString`): scalars as
+  /// their text, arrays and objects as compact JSON; nil when missing or null.
+  ///
+  /// - Parameters:
+  ///   - path: where the value is.
+  ///   - data: the response body.
+  /// - Returns: the text, or nil.
+  /// - Throws: `DecodingError.dataCorrupted` for malformed JSON.
+  public func text(at path: JSONPath, from data: Data) throws -> String? {
+    let document = try Self.document(from: data, maxDepth: maxDepth)
+    guard let index = document.index(at: path), document.kind(index) != .null else { return nil }
+    let value = JSON(document: document, index: index)
+    return value.stringValue ?? value.rawText
+  }
+
+  static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
+    var code: EnvelopeCode?
+    if let index = document.index(at: format.code) {
+      switch document.kind(index) {
+      case .number: code = EnvelopeCode(storage: .number(document.rawText(index)))
+      case .string: code = EnvelopeCode(storage: .string(document.string(index)))
+      case .true: code = true
+      case .false: code = false
+      case .null, .array, .object: code = nil
+      }
+    }
+    var message: String?
+    for path in format.messages {
+      if let index = document.index(at: path), document.kind(index) != .null {
+        message = JSON(document: document, index: index).stringValue
+        break
+      }
+    }
+    guard let code else {
+      guard format.codeIsOptional else { throw EnvelopeError.missingCode }
+      return EnvelopeStatus(code: nil, message: message, isSuccess: true)
+    }
+    return EnvelopeStatus(code: code, message: message, isSuccess: format.isSuccess(code))
+  }
+}
+
+extension DecodingState {
+  /// Decodes the payload of a success envelope, with the fallbacks for missing or null data.
+  func decodeEnvelopeData<T: Decodable>(
+    _ type: T.Type, document: JSONDocument, format: EnvelopeFormat, status: EnvelopeStatus
+  ) throws -> T {
+    let index = document.index(at: format.data)
+    if index == nil || index.map({ document.kind($0) == .null }) == true {
+      let value = ValueRef(document: document, index: index)
+      let node = CodingPathNode.root.appending(path: format.data)
+      if let empty = emptyPayload(T.self) {
+        if !(T.self is OptionalDecodable.Type) && T.self != Empty.self {
+          report(.defaulted, T.self, value, node, nil)
+        }
+        return empty
+      }
+      throw EnvelopeError.missingData(code: status.code)
+    }
+    return try decode(T.self, document: document, at: format.data)
+  }
+
+  /// nil for Optionals, `Empty()`, `[]` and `[:]`; nil when `T` has no empty payload.
+  private func emptyPayload<T>(_ type: T.Type) -> T? {
+    if let optional = T.self as? any OptionalDecodable.Type { return optional.nilValue as? T }
+    if T.self == Empty.self { return Empty() as? T }
+    if let collection = T.self as? any EmptyCollection.Type { return collection.emptyCollection as? T }
+    return nil
+  }
+}
+
+/// Arrays and dictionaries, which an envelope with null data leaves empty.
+protocol EmptyCollection {
+  static var emptyCollection: Self { get }
+}
+
+extension Array: EmptyCollection {
+  static var emptyCollection: [Element] { [] }
+}
+
+extension Dictionary: EmptyCollection {
+  static var emptyCollection: [Key: Value] { [:] }
+}
+
+extension JSONDocument {
+  /// The token at `path`, or nil when a step is missing.
+  func index(at path: JSONPath) -> Int? {
+    var index = 0
+    for component in path.components {
+      switch (component, kind(index)) {
+      case (.key(let name), .object):
+        guard let found = valueIndex(forKey: name, inObject: index) else { return nil }
+        index = found
+      case (.index(let position), .array):
+        guard let found = elementIndex(position, inArray: index) else { return nil }
+        index = found
+      default:
+        return nil
+      }
+    }
+    return index
+  }
+}
+
+extension CodingPathNode {
+  func appending(path: JSONPath) -> CodingPathNode {
+    path.components.reduce(self) { $0.appending(AnyCodingKey($1)) }
+  }
+}
