@@ -1,1 +1,123 @@
-print("bench")
+import EnvelopeKit
+import Foundation
+
+// Release build only: swift run -c release EnvelopeBenchmarks [--quick]
+// Every figure is a ratio against Foundation measured in the same process, interleaved.
+
+let quick = CommandLine.arguments.contains("--quick")
+let rounds = quick ? 3 : 11
+let payloads = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().appendingPathComponent("shared/data/payloads")
+
+@MainActor func load(_ name: String) -> Data? {
+  try? Data(contentsOf: payloads.appendingPathComponent(name))
+}
+
+var failures: [String] = []
+
+@MainActor func check(_ condition: Bool, _ message: String) {
+  if !condition { failures.append(message) }
+  print(condition ? "  ok: \(message)" : "  FAILED: \(message)")
+}
+
+/// Decodes with both decoders, checks they agree, and that the model covers every key:
+/// re-encoding the model gives back the input (null and absent count as the same).
+@MainActor func coverage<T: Codable & Equatable>(_ type: T.Type, _ data: Data, _ name: String) throws {
+  let foundation = try JSONDecoder().decode(T.self, from: data)
+  let ours = try LenientDecoder().decodeWithReport(T.self, from: data)
+  check(foundation == ours.value, "\(name): LenientDecoder equals JSONDecoder")
+  check(ours.report.isEmpty, "\(name): lenient report is empty on a well-typed payload")
+  let original = try JSONSerialization.jsonObject(with: data)
+  let reencoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(foundation))
+  check(sameJSON(original, reencoded), "\(name): model covers every key (decode, re-encode, compare)")
+}
+
+@MainActor func sameJSON(_ a: Any, _ b: Any) -> Bool {
+  switch (a, b) {
+  case (let a as [String: Any], let b as [String: Any]):
+    let keys = Set(a.keys).union(b.keys)
+    return keys.allSatisfy { key in
+      let left = a[key].flatMap { $0 is NSNull ? nil : $0 }
+      let right = b[key].flatMap { $0 is NSNull ? nil : $0 }
+      switch (left, right) {
+      case (nil, nil): return true
+      case (let l?, let r?): return sameJSON(l, r)
+      default: return false
+      }
+    }
+  case (let a as [Any], let b as [Any]):
+    return a.count == b.count && zip(a, b).allSatisfy { sameJSON($0, $1) }
+  case (let a as String, let b as String): return a == b
+  case (let a as NSNumber, let b as NSNumber): return a.doubleValue == b.doubleValue
+  default: return false
+  }
+}
+
+@MainActor func payloadBenchmarks<T: Codable & Equatable>(_ type: T.Type, _ file: String, iterations: Int)
+  throws -> (reader: Double, decoder: Double, strictCost: Double)?
+{
+  guard let data = load(file) else {
+    print("SKIPPED \(file): ../shared/data/payloads is absent")
+    return nil
+  }
+  print("\n== \(file) (\(data.count) bytes)")
+  try coverage(T.self, data, file)
+
+  var reading = Comparison(title: "\(file): reading", bytes: data.count, iterations: iterations)
+  reading.add("JSONSerialization.jsonObject") { _ = try JSONSerialization.jsonObject(with: data) }
+  reading.add("EnvelopeKit reader (tape)") { _ = try ReaderBenchmark.scan(data) }
+  reading.add("EnvelopeKit JSON(data:)") { _ = try JSON(data: data) }
+  let readTimes = try reading.report(rounds: rounds)
+
+  var strict = LenientDecoder()
+  strict.policy = .strict
+  let lenient = LenientDecoder()
+  var decoding = Comparison(title: "\(file): decoding full models", bytes: data.count, iterations: iterations)
+  decoding.add("Foundation JSONDecoder") { _ = try JSONDecoder().decode(T.self, from: data) }
+  decoding.add("LenientDecoder (lenient)") { _ = try lenient.decode(T.self, from: data) }
+  decoding.add("LenientDecoder (strict)") { _ = try strict.decode(T.self, from: data) }
+  let decodeTimes = try decoding.report(rounds: rounds)
+  return (readTimes[0] / readTimes[1], decodeTimes[0] / decodeTimes[1], decodeTimes[1] / decodeTimes[2] - 1)
+}
+
+// `--profile FILE` decodes one payload in a loop with LenientDecoder only, for perf.
+if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count,
+  let data = load(CommandLine.arguments[flag + 1])
+{
+  let decoder = LenientDecoder()
+  for _ in 0..<200 {
+    switch CommandLine.arguments[flag + 1] {
+    case "twitter.json": _ = try decoder.decode(TwitterRoot.self, from: data)
+    case "citm_catalog.json": _ = try decoder.decode(CitmRoot.self, from: data)
+    default: _ = try decoder.decode(CanadaRoot.self, from: data)
+    }
+  }
+  exit(0)
+}
+
+var summary: [String] = []
+for (file, run) in [
+  ("twitter.json", { try payloadBenchmarks(TwitterRoot.self, "twitter.json", iterations: quick ? 3 : 10) }),
+  ("citm_catalog.json", { try payloadBenchmarks(CitmRoot.self, "citm_catalog.json", iterations: quick ? 1 : 4) }),
+  ("canada.json", { try payloadBenchmarks(CanadaRoot.self, "canada.json", iterations: quick ? 1 : 3) }),
+] as [(String, () throws -> (Double, Double, Double)?)] {
+  if let (reader, decoder, strictCost) = try run() {
+    summary.append(
+      String(
+        format: "%-18@ reader %5.2fx JSONSerialization | lenient decode %5.2fx JSONDecoder | lenient costs %+.0f%% vs strict",
+        file as NSString, reader, decoder, strictCost * 100))
+    check(reader >= 3, "\(file): reader at least 3x JSONSerialization")
+    check(decoder >= 1.5, "\(file): lenient decode at least 1.5x JSONDecoder")
+  }
+}
+
+try keyPathBenchmarks()
+try envelopeBenchmark()
+
+print("\n== Summary")
+summary.forEach { print($0) }
+if !failures.isEmpty {
+  print("\nBars not met:")
+  failures.forEach { print("  \($0)") }
+}

@@ -1,22 +1,34 @@
 /// A `CodingKey` for dynamic keys and array indexes.
+///
+/// An index key spells its `stringValue` ("Index 3", as Foundation does) only when asked, so
+/// stepping through an array allocates nothing.
 struct AnyCodingKey: CodingKey, Hashable, Sendable {
-  var stringValue: String
-  var intValue: Int?
+  private let name: String?
+  let intValue: Int?
+
+  var stringValue: String { name ?? "Index \(intValue ?? 0)" }
 
   init(stringValue: String) {
-    self.stringValue = stringValue
+    self.name = stringValue
     self.intValue = nil
   }
 
   init(intValue: Int) {
-    self.stringValue = "Index \(intValue)"
+    self.name = nil
     self.intValue = intValue
   }
 
   init(_ key: any CodingKey) {
-    stringValue = key.stringValue
+    if let key = key as? AnyCodingKey {
+      self = key
+      return
+    }
+    name = key.stringValue
     intValue = key.intValue
   }
+
+  /// Whether this key is an array index.
+  var isIndex: Bool { name == nil }
 
   init(_ component: JSONPath.Component) {
     switch component {

@@ -20,6 +20,19 @@ extension Array: DecodableArray where Element: Decodable {
     let source = try decoder.arraySource(
       value, path: path, allowsFallback: allowsFallback, expected: [Element].self)
     let state = decoder.state
+    // Scalar elements: a loop specialised for the element type (no generic dispatch per element).
+    if Element.self == Double.self {
+      return unsafeBitCast(try decoder.scalarArray(Double.self, source, path), to: [Element].self)
+    }
+    if Element.self == Int.self {
+      return unsafeBitCast(try decoder.scalarArray(Int.self, source, path), to: [Element].self)
+    }
+    if Element.self == String.self {
+      return unsafeBitCast(try decoder.scalarArray(String.self, source, path), to: [Element].self)
+    }
+    if Element.self == Int64.self {
+      return unsafeBitCast(try decoder.scalarArray(Int64.self, source, path), to: [Element].self)
+    }
     var result: [Element] = []
     result.reserveCapacity(source.count)
     var child = source.first
@@ -45,13 +58,74 @@ extension Array: DecodableArray where Element: Decodable {
   }
 }
 
+/// What the decoder needs to know about a type, found once per type and decode call.
+struct TypeTraits {
+  var array: (any DecodableArray.Type)?
+  var isSpecial = false
+  var isRawRepresentable = false
+  var lenientDecodable: (any LenientDecodable.Type)?
+  var caseDefaultable: (any CaseDefaultable.Type)?
+
+  init(_ type: Any.Type) {
+    array = type as? any DecodableArray.Type
+    isSpecial =
+      array != nil || type == Date.self || type == Decimal.self || type == URL.self
+      || type == Data.self
+    isRawRepresentable = type is any RawRepresentable.Type
+    lenientDecodable = type as? any LenientDecodable.Type
+    caseDefaultable = type as? any CaseDefaultable.Type
+  }
+}
+
+extension DecodingState {
+  /// The traits of `type`, cached for the rest of this decode.
+  @inline(__always)
+  func traits(of type: Any.Type) -> TypeTraits {
+    let id = ObjectIdentifier(type)
+    if let cached = traitCache[id] { return cached }
+    let traits = TypeTraits(type)
+    traitCache[id] = traits
+    return traits
+  }
+}
+
 extension DecoderImpl {
+  /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
+  func scalarArray<S: JSONScalar>(_ type: S.Type, _ source: ArraySource, _ path: CodingPathNode)
+    throws -> [S]
+  {
+    var result: [S] = []
+    result.reserveCapacity(source.count)
+    let document = source.document
+    var child = source.first
+    for position in 0..<source.count {
+      if case .value(let element) = S.strictValue(document, child, state) {
+        result.append(element)
+      } else {
+        let element = ValueRef(document: document, index: child)
+        let key = AnyCodingKey(intValue: position)
+        if state.isLenient {
+          if let coerced = S.coerce(document, child, state) {
+            state.report(.coerced, S.self, element, path, key)
+            result.append(coerced)
+          } else {
+            state.report(.dropped, S.self, element, path, key)
+          }
+        } else {
+          result.append(try scalar(S.self, element, parent: path, key: key, allowsFallback: false))
+        }
+      }
+      child = document.next(child)
+    }
+    return result
+  }
+
   /// Date, Data, URL, Decimal and arrays; nil for every other type.
   func unboxSpecial<T: Decodable>(
     _ type: T.Type, _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?,
-    _ allowsFallback: Bool, _ defaults: [String: Any]?
+    _ allowsFallback: Bool, _ defaults: [String: Any]?, _ traits: TypeTraits
   ) throws -> T? {
-    if let array = T.self as? any DecodableArray.Type {
+    if let array = traits.array {
       if state.isLenient, let key, isMissingOrNull(value),
         let initial = defaults?[key.stringValue] as? T
       {

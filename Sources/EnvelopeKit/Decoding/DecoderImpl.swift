@@ -91,7 +91,10 @@ final class DecoderImpl: Decoder {
     if let result = try unboxScalar(T.self, value, parent, key, allowsFallback, defaults) {
       return result
     }
-    if let special = try unboxSpecial(T.self, value, parent, key, allowsFallback, defaults) {
+    let traits = state.traits(of: T.self)
+    if traits.isSpecial,
+      let special = try unboxSpecial(T.self, value, parent, key, allowsFallback, defaults, traits)
+    {
       return special
     }
     if state.isLenient, let key, isMissingOrNull(value), let initial = defaults?[key.stringValue] as? T {
@@ -101,15 +104,15 @@ final class DecoderImpl: Decoder {
     let path = parent.appending(key)
     let saved = (self.value, pathNode, self.allowsFallback, currentType)
     setPosition(value, path)
-    self.allowsFallback = allowsFallback && !(T.self is any RawRepresentable.Type)
+    self.allowsFallback = allowsFallback && !traits.isRawRepresentable
     currentType = T.self
     defer { (self.value, pathNode, self.allowsFallback, currentType) = saved }
 
     if state.isLenient {
-      if let lenient = T.self as? any LenientDecodable.Type {
+      if let lenient = traits.lenientDecodable {
         pendingDefaults = initialValues(of: lenient)
       }
-      if let defaultable = T.self as? any CaseDefaultable.Type {
+      if let defaultable = traits.caseDefaultable {
         do {
           return try T(from: self)
         } catch {

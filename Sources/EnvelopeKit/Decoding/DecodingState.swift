@@ -14,6 +14,7 @@ final class DecodingState {
   let isLenient: Bool
   let userInfo: [CodingUserInfoKey: Any]
   private(set) var entries: [DecodingReport.Entry] = []
+  var traitCache: [ObjectIdentifier: TypeTraits] = [:]
 
   init(decoder: LenientDecoder) {
     options = decoder

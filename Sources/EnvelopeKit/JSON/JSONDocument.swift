@@ -2,24 +2,38 @@ import Foundation
 
 /// A scanned JSON input: its bytes and the tape of tokens over them (see JSONToken.swift).
 ///
-/// Immutable after `init`; shared by reference between the decoder's containers.
-final class JSONDocument: Sendable {
-  let bytes: [UInt8]
-  let tokens: [JSONToken]
+/// Immutable after `init`; shared by reference between the decoder's containers. The bytes and
+/// tokens live in buffers this object allocates and frees, so the hot accessors index plain
+/// pointers.
+///
+/// `@unchecked Sendable`: both buffers are written only in `init` and freed only in `deinit`;
+/// in between they are read-only, so sharing across threads cannot race.
+final class JSONDocument: @unchecked Sendable {
+  let bytes: UnsafeBufferPointer<UInt8>
+  let tokens: UnsafeBufferPointer<JSONToken>
 
   /// Scans `data`. Throws `JSONReaderError`.
   init(data: Data, maxDepth: Int) throws(JSONReaderError) {
-    let bytes = [UInt8](data)
-    self.bytes = bytes
-    let result = bytes.withUnsafeBufferPointer { buffer -> Result<[JSONToken], JSONReaderError> in
-      var scanner = JSONScanner(bytes: buffer, maxDepth: max(1, maxDepth))
-      do throws(JSONReaderError) {
-        return .success(try scanner.scan())
-      } catch {
-        return .failure(error)
-      }
+    let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, data.count))
+    _ = storage.initialize(from: data)
+    let bytes = UnsafeBufferPointer(rebasing: storage[0..<data.count])
+    var scanner = JSONScanner(bytes: bytes, maxDepth: max(1, maxDepth))
+    let scanned: [JSONToken]
+    do {
+      scanned = try scanner.scan()
+    } catch {
+      storage.deallocate()
+      throw error
     }
-    self.tokens = try result.get()
+    let tokenStorage = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: max(1, scanned.count))
+    _ = tokenStorage.initialize(from: scanned)
+    self.bytes = bytes
+    self.tokens = UnsafeBufferPointer(rebasing: tokenStorage[0..<scanned.count])
+  }
+
+  deinit {
+    bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+    tokens.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
   }
 
   // MARK: - Token access
@@ -34,9 +48,7 @@ final class JSONDocument: Sendable {
   @inline(__always)
   func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
     let token = tokens[index]
-    return try bytes.withUnsafeBufferPointer { buffer in
-      try body(UnsafeBufferPointer(rebasing: buffer[Int(token.start)..<Int(token.end)]))
-    }
+    return try body(UnsafeBufferPointer(rebasing: bytes[Int(token.start)..<Int(token.end)]))
   }
 
   /// The source text of a scalar token (numbers, literals, raw string contents).
@@ -62,12 +74,10 @@ final class JSONDocument: Sendable {
     var key = key
     return key.withUTF8 { keyBytes in
       guard keyBytes.count == length else { return false }
-      return bytes.withUnsafeBufferPointer { buffer in
-        guard let base = buffer.baseAddress, let keyBase = keyBytes.baseAddress else {
-          return length == 0
-        }
-        return memcmp(base + Int(token.start), keyBase, length) == 0
+      guard let base = bytes.baseAddress, let keyBase = keyBytes.baseAddress else {
+        return length == 0
       }
+      return memcmp(base + Int(token.start), keyBase, length) == 0
     }
   }
 
@@ -76,15 +86,29 @@ final class JSONDocument: Sendable {
 
   /// Finds the value token for `key` in the object at `object`; the first occurrence wins,
   /// as with Foundation's JSONDecoder.
+  @inline(__always)
   func valueIndex(forKey key: String, inObject object: Int) -> Int? {
-    var child = object + 1
-    let end = next(object)
-    while child < end {
-      let value = child + 1
-      if stringEquals(child, key) { return value }
-      child = next(value)
+    var key = key
+    return key.withUTF8 { keyBytes in
+      let length = UInt32(keyBytes.count)
+      // Both are nil only for empty buffers, where the length check alone decides.
+      let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)
+      let keyBase = keyBytes.baseAddress ?? UnsafePointer(bitPattern: 1)
+      var child = object + 1
+      let end = Int(tokens[object].next)
+      while child < end {
+        let token = tokens[child]
+        if token.flags.contains(.hasEscapes) {
+          if string(child) == String(decoding: keyBytes, as: UTF8.self) { return child + 1 }
+        } else if token.end &- token.start == length,
+          length == 0 || memcmp(base.map { $0 + Int(token.start) }, keyBase, Int(length)) == 0
+        {
+          return child + 1
+        }
+        child = Int(tokens[child + 1].next)
+      }
+      return nil
     }
-    return nil
   }
 
   /// The token index of element `position` of the array at `array`.
@@ -150,5 +174,13 @@ extension UTF8 {
     var result: [UInt8] = []
     UTF8.encode(scalar) { result.append($0) }
     return result
+  }
+}
+
+/// Entry points for the benchmark executable; not API.
+package enum ReaderBenchmark {
+  /// Scans `data` into a tape and returns the token count.
+  package static func scan(_ data: Data, maxDepth: Int = 512) throws -> Int {
+    try JSONDocument(data: data, maxDepth: maxDepth).tokens.count
   }
 }
