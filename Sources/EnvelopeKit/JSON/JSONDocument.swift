@@ -91,9 +91,9 @@ final class JSONDocument: @unchecked Sendable {
     var key = key
     return key.withUTF8 { keyBytes in
       let length = UInt32(keyBytes.count)
-      // Both are nil only for empty buffers, where the length check alone decides.
-      let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)
-      let keyBase = keyBytes.baseAddress ?? UnsafePointer(bitPattern: 1)
+      // A nil base address means an empty buffer, where the length check alone decides.
+      guard let base = bytes.baseAddress else { return nil }
+      let keyBase = keyBytes.baseAddress.map(UnsafeRawPointer.init)
       var child = object + 1
       let end = Int(tokens[object].next)
       while child < end {
@@ -101,7 +101,7 @@ final class JSONDocument: @unchecked Sendable {
         if token.flags.contains(.hasEscapes) {
           if string(child) == String(decoding: keyBytes, as: UTF8.self) { return child + 1 }
         } else if token.end &- token.start == length,
-          length == 0 || memcmp(base.map { $0 + Int(token.start) }, keyBase, Int(length)) == 0
+          length == 0 || memcmp(base + Int(token.start), keyBase, Int(length)) == 0
         {
           return child + 1
         }
