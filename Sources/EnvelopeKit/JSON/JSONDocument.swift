@@ -93,7 +93,7 @@ final class JSONDocument: @unchecked Sendable {
       let length = UInt32(keyBytes.count)
       // A nil base address means an empty buffer, where the length check alone decides.
       guard let base = bytes.baseAddress else { return nil }
-      let keyBase = keyBytes.baseAddress.map(UnsafeRawPointer.init)
+      let keyBase = keyBytes.baseAddress
       var child = object + 1
       let end = Int(tokens[object].next)
       while child < end {
@@ -101,7 +101,8 @@ final class JSONDocument: @unchecked Sendable {
         if token.flags.contains(.hasEscapes) {
           if string(child) == String(decoding: keyBytes, as: UTF8.self) { return child + 1 }
         } else if token.end &- token.start == length,
-          length == 0 || memcmp(base + Int(token.start), keyBase, Int(length)) == 0
+          length == 0
+            || keyBase.map({ memcmp(base + Int(token.start), $0, Int(length)) == 0 }) == true
         {
           return child + 1
         }
