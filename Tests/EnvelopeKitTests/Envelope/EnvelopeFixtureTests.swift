@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import EnvelopeKit
+
+/// Runs every fixture in `Fixtures/envelopes/` through `decodeEnvelope` and compares with the
+/// manifest. Adding a fixture file and a manifest line adds a test case.
+@Suite struct EnvelopeFixtureTests {
+  struct User: Codable, Sendable { var id: Int; var name: String; var email: String? }
+  struct Stats: Codable, Sendable { var total: Int; var price: Double; var ids: [Int] }
+
+  struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+    var fixture: String
+    var format: String
+    var type: String
+    var value: AnyCodableJSON?
+    var error: String?
+    var report: [String]?
+    var testDescription: String { fixture }
+  }
+
+  static let folder = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures/envelopes")
+
+  static let entries: [Entry] = {
+    do {
+      let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
+      return try JSONDecoder().decode([Entry].self, from: data)
+    } catch {
+      return [Entry(fixture: "manifest.json unreadable: \(error)", format: "", type: "")]
+    }
+  }()
+
+  static let formats: [String: EnvelopeFormat] = [
+    "default": .default,
+    "code200": EnvelopeFormat(code: "code", message: "message", data: "data", success: [200]),
+    "retStatus": EnvelopeFormat(code: "retStatus", message: "retMsg", data: "retBody", success: ["000"]),
+    "errorFlag": EnvelopeFormat(code: "error", message: "errMsg", data: "results", success: [false]),
+    "nestedError": EnvelopeFormat(
+      code: JSONPath("error>errorStatus", separator: ">"),
+      message: JSONPath("error>errMsg", separator: ">"), data: "data", success: [false]),
+    "errno": EnvelopeFormat(code: "errno", message: "errmsg", data: "data", success: [0]),
+    "success": EnvelopeFormat(code: "success", message: "message", data: "data", success: [true]),
+  ]
+
+  /// Decodes as the manifest's type; returns the value re-encoded and the report paths.
+  static func decode(_ entry: Entry, _ data: Data, _ format: EnvelopeFormat) throws -> (Data, [String]) {
+    func run<T: Codable>(_ type: T.Type) throws -> (Data, [String]) {
+      let result = try LenientDecoder().decodeEnvelopeWithReport(T.self, from: data, format: format)
+      let encoder = JSONEncoder()
+      return (
+        try encoder.encode(result.value),
+        result.report.entries.map { "\($0.path) \($0.kind)" }
+      )
+    }
+    switch entry.type {
+    case "User": return try run(User.self)
+    case "User?": return try run(User?.self)
+    case "[User]": return try run([User].self)
+    case "Stats": return try run(Stats.self)
+    case "Int": return try run(Int.self)
+    case "String": return try run(String.self)
+    case "Empty": return try run(Empty.self)
+    default: throw CocoaError(.featureUnsupported)
+    }
+  }
+
+  static func describe(_ error: any Error) -> String {
+    switch error {
+    case EnvelopeError.business(let code, let message): return "business \(code) \(message ?? "")"
+    case EnvelopeError.missingCode: return "missingCode"
+    case EnvelopeError.missingData: return "missingData"
+    case DecodingError.dataCorrupted: return "dataCorrupted"
+    default: return "\(error)"
+    }
+  }
+
+  @Test func manifestCoversAtLeastThirtyFixtures() throws {
+    #expect(Self.entries.count >= 30)
+    let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path)
+      .filter { $0 != "manifest.json" && $0.hasSuffix(".json") }
+    #expect(Set(files) == Set(Self.entries.map(\.fixture)), "every fixture has a manifest line")
+  }
+
+  @Test(arguments: entries)
+  func fixtureMatchesManifest(_ entry: Entry) throws {
+    let data = try Data(contentsOf: Self.folder.appendingPathComponent(entry.fixture))
+    let format = try #require(Self.formats[entry.format], "unknown format \(entry.format)")
+    do {
+      let (encoded, report) = try Self.decode(entry, data, format)
+      #expect(entry.error == nil, "expected error \(entry.error ?? "")")
+      let actual = try JSONSerialization.jsonObject(with: encoded, options: .fragmentsAllowed)
+      let expected = entry.value?.foundationObject ?? NSNull()
+      #expect((actual as? NSObject)?.isEqual(expected) == true, "\(actual) != \(expected)")
+      #expect(report == (entry.report ?? []))
+    } catch {
+      #expect(Self.describe(error) == entry.error)
+    }
+  }
+}
+
+/// Any JSON value from the manifest, kept to compare with Foundation objects.
+struct AnyCodableJSON: Decodable, Sendable {
+  let text: String
+
+  init(from decoder: any Decoder) throws {
+    let value = try AnyJSON(from: decoder)
+    text = value.jsonText
+  }
+
+  var foundationObject: NSObject {
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? NSObject)
+      ?? NSNull()
+  }
+}
+
+extension AnyJSON {
+  var jsonText: String {
+    switch self {
+    case .null: return "null"
+    case .bool(let value): return value ? "true" : "false"
+    case .number(let value): return "\(value)"
+    case .string(let value):
+      var text = ""
+      writeEscaped(value, to: &text)
+      return text
+    case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
+    case .object(let members):
+      return "{"
+        + members.map { key, value in
+          var text = ""
+          writeEscaped(key, to: &text)
+          return text + ":" + value.jsonText
+        }.joined(separator: ",") + "}"
+    }
+  }
+}

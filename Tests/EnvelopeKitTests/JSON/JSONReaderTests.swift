@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import EnvelopeKit
+
+@Suite struct JSONReaderTests {
+  func parse(_ text: String, maxDepth: Int = 512) throws -> JSON {
+    try JSON(data: Data(text.utf8), maxDepth: maxDepth)
+  }
+
+  @Test func deepNestingFailsFastWithoutRecursion() throws {
+    let deep = String(repeating: "[", count: 100_000)
+    let error = try #require(throws: JSONReaderError.self) { try parse(deep) }
+    #expect(error.reason == .tooDeep(limit: 512))
+    #expect(error.offset == 512)
+    #expect(throws: JSONReaderError.self) { try parse("[[[1]]]", maxDepth: 2) }
+    #expect(try parse("[[1]]", maxDepth: 2) == .array([.array([.number(JSONNumber(1))])]))
+  }
+
+  @Test(arguments: [
+    ("{\n  \"a\": 1,\n  \"b\": }", "unexpected character '}', expected a value at line 3, column 8 (offset 19)"),
+    ("[1,]", "unexpected character ']', expected a value at line 1, column 4 (offset 3)"),
+    ("[01]", "invalid number at line 1, column 2 (offset 1)"),
+    ("\"a\u{01}\"", "unescaped control character 0x01 in string at line 1, column 3 (offset 2)"),
+    ("[1] x", "unexpected content after the top-level value at line 1, column 5 (offset 4)"),
+    ("{\"a\" 1}", "unexpected character '1', expected ':' at line 1, column 6 (offset 5)"),
+    ("[NaN]", "unexpected character 'N', expected a value at line 1, column 2 (offset 1)"),
+    ("\"\\x\"", "invalid escape sequence at line 1, column 2 (offset 1)"),
+    ("\"\\ud800\"", "unpaired UTF-16 surrogate in \\u escape at line 1, column 2 (offset 1)"),
+    ("[tru]", "invalid literal at line 1, column 2 (offset 1)"),
+    ("", "unexpected end of input at line 1, column 1 (offset 0)"),
+  ])
+  func errorsNameThePosition(_ input: String, _ message: String) throws {
+    let error = try #require(throws: JSONReaderError.self) { try parse(input) }
+    #expect(error.description == message)
+  }
+
+  @Test func everyEscapeDecodes() throws {
+    let json = try parse(#"["\"\\\/\b\f\n\r\t\u0041\u00e9\u20ac\ud83d\ude00"]"#)
+    #expect(json[[0]]?.stringValue == "\"\\/\u{08}\u{0C}\n\r\tAé€😀")
+    #expect(json.rawText == #"["\"\\/\b\f\n\r\tAé€😀"]"#)
+  }
+
+  @Test func numbersKeepTheirText() throws {
+    let json = try parse(
+      "[9223372036854775807,-9223372036854775808,18446744073709551615,-0,1e400,5e-324,12345678901234567890,0.1]")
+    let numbers = try #require(json.arrayValue).compactMap(\.numberValue)
+    #expect(numbers.map(\.text) == [
+      "9223372036854775807", "-9223372036854775808", "18446744073709551615", "-0", "1e400", "5e-324",
+      "12345678901234567890", "0.1",
+    ])
+    #expect(numbers[0].int64Value == .max)
+    #expect(numbers[1].int64Value == .min)
+    #expect(numbers[2].uint64Value == .max && numbers[2].int64Value == nil)
+    #expect(numbers[3].doubleValue?.sign == .minus && numbers[3].intValue == 0)
+    #expect(numbers[4].doubleValue == nil)
+    #expect(numbers[5].doubleValue == 5e-324)
+    #expect(numbers[6].decimalValue == Decimal(string: "12345678901234567890"))
+    #expect(numbers[7].doubleValue == Double("0.1") && numbers[7].intValue == nil)
+    #expect(JSONNumber("3.0")?.integer(as: Int8.self) == 3)
+    #expect(JSONNumber("300")?.integer(as: Int8.self) == nil)
+    #expect(JSONNumber("1.5e1")?.intValue == 15)
+    #expect(JSONNumber("1.25e1")?.intValue == nil)
+    #expect(JSONNumber("01") == nil)
+  }
+
+  @Test func doublesEqualDoubleFromText() {
+    for text in ["0.1", "1.7976931348623157e308", "2.2250738585072014e-308", "123456789012345678", "3.14159", "-1e-7", "9007199254740993"] {
+      #expect(JSONNumber(text)?.doubleValue == Double(text), "\(text)")
+    }
+  }
+
+  @Test func pathsAddressValues() throws {
+    let json = try parse(#"{"data":{"items":[{"name":"a"},{"name":"b"}],"a.b":1},"error":{"errMsg":"x"}}"#)
+    #expect(json["data.items.1.name"]?.stringValue == "b")
+    #expect(json[["data", "a.b"]]?.stringValue == "1")
+    #expect(json[JSONPath("error>errMsg", separator: ">")]?.stringValue == "x")
+    #expect(json["data.items.5"] == nil)
+    #expect(json["data.missing"] == nil)
+    #expect(JSONPath("data.items.0").components == [.key("data"), .key("items"), .index(0)])
+    #expect(JSONPath("data.items.0").description == "data.items[0]")
+    #expect(json["data.items"]?.rawText == #"[{"name":"a"},{"name":"b"}]"#)
+  }
+
+  @Test func duplicateKeysKeepTheFirstValueLikeFoundation() throws {
+    #expect(try parse(#"{"a":1,"a":2}"#)["a"]?.stringValue == "1")
+    struct A: Decodable { var a: Int }
+    #expect(try LenientDecoder().decode(A.self, from: Data(#"{"a":1,"a":2}"#.utf8)).a == 1)
+    #expect(try JSONDecoder().decode(A.self, from: Data(#"{"a":1,"a":2}"#.utf8)).a == 1)
+  }
+}
