@@ -1,0 +1,86 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// An HTTP response: status, headers, body, and the request that produced it.
+public struct Response: Sendable, CustomStringConvertible {
+  /// The HTTP status.
+  public var statusCode: Int
+  /// The headers.
+  public var headers: [String: String]
+  /// The body.
+  public var data: Data
+  /// The request sent, after plugins prepared it.
+  public var request: URLRequest?
+
+  /// Creates a response.
+  ///
+  /// - Parameters:
+  ///   - statusCode: the HTTP status.
+  ///   - headers: the headers.
+  ///   - data: the body.
+  ///   - request: the request.
+  public init(statusCode: Int, headers: [String: String] = [:], data: Data, request: URLRequest? = nil) {
+    self.statusCode = statusCode
+    self.headers = headers
+    self.data = data
+    self.request = request
+  }
+
+  /// The body as UTF-8 text, cut at 500 characters.
+  public var bodyPreview: String {
+    let text = String(decoding: data.prefix(2000), as: UTF8.self)
+    return text.count > 500 ? String(text.prefix(500)) + "…" : text
+  }
+
+  /// `500 GET https://… (1234 bytes): <body preview>`.
+  public var description: String {
+    let method = request?.httpMethod ?? "?"
+    let url = request?.url?.absoluteString ?? "?"
+    return "\(statusCode) \(method) \(url) (\(data.count) bytes): \(bodyPreview)"
+  }
+}
+
+/// Why a provider call failed. Every case after the transport keeps the `Response`.
+public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedError {
+  /// The transport failed, e.g. `.notConnectedToInternet` or `.timedOut`.
+  case transport(URLError)
+  /// The HTTP status was not accepted by the target.
+  case status(Response)
+  /// The envelope's code was not a success code.
+  case business(code: EnvelopeCode, message: String?, response: Response)
+  /// The body did not decode.
+  case decoding(DecodingError, response: Response)
+  /// The body was empty where a value was expected.
+  case emptyBody(Response)
+  /// A stub named a fixture file that does not exist; the searched path.
+  case fixtureNotFound(String)
+
+  /// The response, when one arrived.
+  public var response: Response? {
+    switch self {
+    case .status(let response), .emptyBody(let response): return response
+    case .business(_, _, let response), .decoding(_, let response): return response
+    case .transport, .fixtureNotFound: return nil
+    }
+  }
+
+  /// A readable account with the response body.
+  public var description: String {
+    switch self {
+    case .transport(let error): return "transport(\(error.code.rawValue): \(error.localizedDescription))"
+    case .status(let response): return "status(\(response))"
+    case .business(let code, let message, let response):
+      return "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil")) in \(response)"
+    case .decoding(let error, let response): return "decoding(\(error)) in \(response)"
+    case .emptyBody(let response): return "emptyBody(\(response))"
+    case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"
+    }
+  }
+
+  /// Same as `description`.
+  public var errorDescription: String? { description }
+}

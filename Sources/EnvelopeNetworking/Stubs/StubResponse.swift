@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Whether and how the provider answers from `TargetType.sample` instead of the network.
+public enum StubBehavior: Sendable {
+  /// Use the network.
+  case never
+  /// Answer from the sample at once.
+  case immediate
+  /// Answer from the sample after a delay.
+  case delayed(Duration)
+}
+
+/// What a stub answers.
+public struct StubResponse: Sendable {
+  enum Source: Sendable {
+    case fixture(String)
+    case body(Data)
+    case failure(URLError)
+  }
+
+  let source: Source
+  let status: Int
+  let headers: [String: String]
+
+  /// A fixture file below the provider's fixture folder (`.json` is added when the name has no
+  /// extension): a body-only JSON file, or an interaction with `response.status`,
+  /// `response.headers`, `response.body` (JSON) or `response.bodyText`, and optional
+  /// `response.delayMilliseconds` or `response.error` (a `URLError` code number).
+  ///
+  /// - Parameters:
+  ///   - name: the file name, e.g. `user/ada` for `Fixtures/user/ada.json`.
+  ///   - status: the status for a body-only file.
+  ///   - headers: the headers for a body-only file.
+  /// - Returns: the stub.
+  public static func fixture(_ name: String, status: Int = 200, headers: [String: String] = [:])
+    -> StubResponse
+  {
+    StubResponse(source: .fixture(name), status: status, headers: headers)
+  }
+
+  /// An inline body.
+  ///
+  /// - Parameters:
+  ///   - data: the body.
+  ///   - status: the HTTP status.
+  ///   - headers: the response headers.
+  /// - Returns: the stub.
+  public static func body(_ data: Data, status: Int = 200, headers: [String: String] = [:])
+    -> StubResponse
+  {
+    StubResponse(source: .body(data), status: status, headers: headers)
+  }
+
+  /// A transport failure, e.g. `URLError(.notConnectedToInternet)`.
+  ///
+  /// - Parameter error: the error the transport throws.
+  /// - Returns: the stub.
+  public static func failure(_ error: URLError) -> StubResponse {
+    StubResponse(source: .failure(error), status: 0, headers: [:])
+  }
+}
+
+/// A stub resolved to what the provider hands on: a response, or a failure after a delay.
+struct StubAnswer {
+  var status: Int
+  var headers: [String: String]
+  var body: Data
+  var delay: Duration?
+  var failure: URLError?
+}
+
+extension StubResponse {
+  /// Resolves the stub, reading fixtures below `folder`.
+  func resolve(fixtures folder: URL?) throws -> StubAnswer {
+    switch source {
+    case .body(let data):
+      return StubAnswer(status: status, headers: headers, body: data)
+    case .failure(let error):
+      return StubAnswer(status: 0, headers: [:], body: Data(), failure: error)
+    case .fixture(let name):
+      let root = folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        .appendingPathComponent("Fixtures")
+      let file = root.appendingPathComponent(name.contains(".") ? name : name + ".json")
+      guard let data = FileManager.default.contents(atPath: file.path) else {
+        throw ProviderError.fixtureNotFound(file.path)
+      }
+      if let interaction = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let response = interaction["response"] as? [String: Any],
+        let recordedStatus = response["status"] as? Int
+      {
+        return try Self.answer(from: response, status: recordedStatus)
+      }
+      return StubAnswer(status: status, headers: headers, body: data)
+    }
+  }
+
+  private static func answer(from response: [String: Any], status: Int) throws -> StubAnswer {
+    var body = Data()
+    if let text = response["bodyText"] as? String {
+      body = Data(text.utf8)
+    } else if let json = response["body"], !(json is NSNull) {
+      body = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
+    }
+    let delay = (response["delayMilliseconds"] as? Int).map { Duration.milliseconds($0) }
+    let failure = (response["error"] as? Int).map { URLError(URLError.Code(rawValue: $0) ?? .unknown) }
+    return StubAnswer(
+      status: status, headers: response["headers"] as? [String: String] ?? [:], body: body,
+      delay: delay, failure: failure)
+  }
+}

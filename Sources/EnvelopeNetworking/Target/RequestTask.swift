@@ -1,0 +1,109 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// What a request carries besides its URL.
+public enum RequestTask: Sendable {
+  /// Nothing.
+  case plain
+  /// URL query parameters, percent-encoded, keys sorted.
+  case query([String: String])
+  /// A JSON body from any `Encodable`.
+  case json(any Encodable & Sendable)
+  /// An `application/x-www-form-urlencoded` body, keys sorted.
+  case form([String: String])
+  /// Raw bytes with a content type.
+  case data(Data, contentType: String)
+  /// A `multipart/form-data` body.
+  case multipart([MultipartPart])
+}
+
+/// One part of a multipart body.
+public struct MultipartPart: Sendable {
+  /// The form field name.
+  public var name: String
+  /// The content.
+  public var data: Data
+  /// The file name, for file parts.
+  public var fileName: String?
+  /// The part's content type, for file parts.
+  public var contentType: String?
+
+  /// Creates a part.
+  ///
+  /// - Parameters:
+  ///   - name: the field name.
+  ///   - data: the content.
+  ///   - fileName: the file name, making this a file part.
+  ///   - contentType: the content type, e.g. `image/png`.
+  public init(name: String, data: Data, fileName: String? = nil, contentType: String? = nil) {
+    self.name = name
+    self.data = data
+    self.fileName = fileName
+    self.contentType = contentType
+  }
+
+  /// A text field.
+  ///
+  /// - Parameters:
+  ///   - name: the field name.
+  ///   - value: the text.
+  /// - Returns: the part.
+  public static func text(_ name: String, _ value: String) -> MultipartPart {
+    MultipartPart(name: name, data: Data(value.utf8))
+  }
+}
+
+extension RequestTask {
+  /// Applies the task to a request for `url`.
+  func apply(to request: inout URLRequest, url: URL, boundary: String = UUID().uuidString) throws {
+    switch self {
+    case .plain:
+      break
+    case .query(let parameters):
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+      components?.percentEncodedQuery = Self.encode(parameters)
+      request.url = components?.url ?? url
+    case .json(let value):
+      request.httpBody = try JSONEncoder().encode(value)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    case .form(let parameters):
+      request.httpBody = Data(Self.encode(parameters).utf8)
+      request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+    case .data(let data, let contentType):
+      request.httpBody = data
+      request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+    case .multipart(let parts):
+      var body = Data()
+      for part in parts {
+        body.append(Data("--\(boundary)\r\n".utf8))
+        var disposition = "Content-Disposition: form-data; name=\"\(part.name)\""
+        if let fileName = part.fileName { disposition += "; filename=\"\(fileName)\"" }
+        body.append(Data((disposition + "\r\n").utf8))
+        if let contentType = part.contentType {
+          body.append(Data("Content-Type: \(contentType)\r\n".utf8))
+        }
+        body.append(Data("\r\n".utf8))
+        body.append(part.data)
+        body.append(Data("\r\n".utf8))
+      }
+      body.append(Data("--\(boundary)--\r\n".utf8))
+      request.httpBody = body
+      request.setValue(
+        "multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
+    }
+  }
+
+  /// `a=1&b=x%20y`, keys sorted, RFC 3986 unreserved characters kept.
+  static func encode(_ parameters: [String: String]) -> String {
+    let allowed = CharacterSet(
+      charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    return parameters.sorted { $0.key < $1.key }.map { key, value in
+      let name = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
+      let text = value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+      return "\(name)=\(text)"
+    }.joined(separator: "&")
+  }
+}

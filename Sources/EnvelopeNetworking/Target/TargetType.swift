@@ -1,0 +1,87 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// An HTTP method.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
+  /// The method name, e.g. `GET`.
+  public var rawValue: String
+
+  /// Creates a method.
+  ///
+  /// - Parameter rawValue: the method name.
+  public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
+
+  /// Creates a method from a literal.
+  ///
+  /// - Parameter value: the method name.
+  public init(stringLiteral value: String) { self.init(rawValue: value) }
+
+  /// `GET`.
+  public static let get: HTTPMethod = "GET"
+  /// `POST`.
+  public static let post: HTTPMethod = "POST"
+  /// `PUT`.
+  public static let put: HTTPMethod = "PUT"
+  /// `PATCH`.
+  public static let patch: HTTPMethod = "PATCH"
+  /// `DELETE`.
+  public static let delete: HTTPMethod = "DELETE"
+  /// `HEAD`.
+  public static let head: HTTPMethod = "HEAD"
+}
+
+/// An API endpoint. An enum of endpoints is the expected style:
+///
+/// ```swift
+/// enum GitHub: TargetType {
+///   case user(String)
+///   var baseURL: URL { URL(string: "https://api.github.com")! }
+///   var path: String { switch self { case .user(let name): "/users/\(name)" } }
+/// }
+/// ```
+public protocol TargetType: Sendable {
+  /// The server root.
+  var baseURL: URL { get }
+  /// The path below `baseURL`.
+  var path: String { get }
+  /// The method; default `.get`.
+  var method: HTTPMethod { get }
+  /// Parameters and body; default `.plain`.
+  var task: RequestTask { get }
+  /// Extra headers; default none.
+  var headers: [String: String] { get }
+  /// The envelope format; default nil, the provider's decoder's format.
+  var envelope: EnvelopeFormat? { get }
+  /// What a stub answers; default 200 with an empty body.
+  var sample: StubResponse { get }
+  /// HTTP statuses accepted as success; default 200...299.
+  var validStatusCodes: ClosedRange<Int> { get }
+  /// The request timeout in seconds; default 60.
+  var timeout: TimeInterval { get }
+}
+
+extension TargetType {
+  /// `.get`.
+  public var method: HTTPMethod { .get }
+  /// `.plain`.
+  public var task: RequestTask { .plain }
+  /// No extra headers.
+  public var headers: [String: String] { [:] }
+  /// The provider's format.
+  public var envelope: EnvelopeFormat? { nil }
+  /// 200 with an empty body.
+  public var sample: StubResponse { .body(Data()) }
+  /// 200...299.
+  public var validStatusCodes: ClosedRange<Int> { 200...299 }
+  /// 60 seconds.
+  public var timeout: TimeInterval { 60 }
+
+  /// `baseURL` joined with `path`.
+  public var url: URL {
+    path.isEmpty ? baseURL : baseURL.appendingPathComponent(path)
+  }
+}

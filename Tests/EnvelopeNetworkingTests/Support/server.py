@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Loopback HTTP server for the integration tests (standard library only).
+
+Binds 127.0.0.1 on a free port, prints the port, and serves until its standard input closes
+(the test process exits) or 300 seconds pass, so it always stops by itself.
+"""
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+USER = {"id": 1, "name": "Ada"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", content_type="application/json"):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+        self.send_response(status)
+        if status not in (204, 205):
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if status not in (204, 205):
+            self.wfile.write(body)
+
+    def handle_any(self):
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        route = url.path
+        if route == "/envelope/ok":
+            self.send(200, {"code": 0, "msg": "ok", "data": USER})
+        elif route == "/envelope/drift":
+            self.send(200, {"code": "0", "msg": "ok", "data": {"id": "1", "name": "Ada"}})
+        elif route == "/envelope/fail":
+            self.send(200, {"code": 1001, "msg": "token expired", "data": None})
+        elif route == "/auth":
+            ok = self.headers.get("Authorization") == "Bearer fresh"
+            self.send(200, {"code": 0 if ok else 1001, "msg": "ok" if ok else "token expired",
+                            "data": USER if ok else None})
+        elif route == "/status/404json":
+            self.send(404, {"code": 404, "msg": "not found"})
+        elif route == "/status/500html":
+            self.send(500, b"<html><body><h1>500 Internal Server Error</h1></body></html>", "text/html")
+        elif route == "/nocontent":
+            self.send(204)
+        elif route == "/slow":
+            time.sleep(3)
+            self.send(200, {"code": 0, "data": USER})
+        elif route == "/reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            os.close(self.connection.detach())  # linger 0: the kernel answers with RST
+            self.close_connection = True
+        elif route == "/big":
+            blob = "x" * (10 * 1024 * 1024)
+            self.send(200, {"code": 0, "msg": "ok", "data": {"blob": blob}})
+        elif route == "/echo":
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "method": self.command,
+                "query": url.query,
+                "contentType": self.headers.get("Content-Type") or "",
+                "body": body.decode("utf-8", "replace"),
+                "form": dict(parse_qsl(body.decode())) if self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded") else {},
+            }})
+        else:
+            self.send(404, b"no route", "text/plain")
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = handle_any
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    deadline = threading.Timer(300, server.shutdown)
+    deadline.daemon = True
+    deadline.start()
+    sys.stdin.read()  # returns when the test process closes the pipe or exits
+    server.shutdown()
+
+
+main()
