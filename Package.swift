@@ -18,7 +18,11 @@ let package = Package(
     .executableTarget(name: "Demo", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
     .executableTarget(name: "EnvelopeBenchmarks", dependencies: ["EnvelopeKit"]),
     .testTarget(name: "EnvelopeKitTests", dependencies: ["EnvelopeKit"]),
-    .testTarget(name: "EnvelopeNetworkingTests", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
+    .testTarget(
+      name: "EnvelopeNetworkingTests",
+      dependencies: ["EnvelopeKit", "EnvelopeNetworking"],
+      exclude: ["Support/server.py"]
+    ),
     .testTarget(
       name: "EnvelopeTestingTests",
       dependencies: ["EnvelopeKit", "EnvelopeNetworking", "EnvelopeTesting"]
