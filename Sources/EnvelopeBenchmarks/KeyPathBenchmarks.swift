@@ -14,7 +14,9 @@ import Foundation
     let picked = try JSONSerialization.data(withJSONObject: statuses)
     _ = try JSONDecoder().decode([TwitterStatuse].self, from: picked)
   }
-  comparison.add("JSONDecoder, wrapper struct") { _ = try JSONDecoder().decode(Wrapper.self, from: data) }
+  comparison.add("JSONDecoder, wrapper struct") {
+    _ = try JSONDecoder().decode(Wrapper.self, from: data)
+  }
   comparison.add("JSONDecoder + DecodableWrapper") {
     let foundation = JSONDecoder()
     foundation.userInfo[.decodingPath] = JSONPath("statuses")
@@ -56,6 +58,8 @@ import Foundation
   }
   let times = try comparison.report(rounds: quick ? 3 : 5)
   summary.append(
-    String(format: "small envelope (%d B): decodeEnvelope %5.2fx JSONDecoder", body.count, times[0] / times[1]))
+    String(
+      format: "small envelope (%d B): decodeEnvelope %5.2fx JSONDecoder", body.count,
+      times[0] / times[1]))
   check(times[0] / times[1] >= 1.5, "small envelope: decodeEnvelope at least 1.5x JSONDecoder")
 }

@@ -23,14 +23,17 @@ var failures: [String] = []
 
 /// Decodes with both decoders, checks they agree, and that the model covers every key:
 /// re-encoding the model gives back the input (null and absent count as the same).
-@MainActor func coverage<T: Codable & Equatable>(_ type: T.Type, _ data: Data, _ name: String) throws {
+@MainActor func coverage<T: Codable & Equatable>(_ type: T.Type, _ data: Data, _ name: String)
+  throws
+{
   let foundation = try JSONDecoder().decode(T.self, from: data)
   let ours = try LenientDecoder().decodeWithReport(T.self, from: data)
   check(foundation == ours.value, "\(name): LenientDecoder equals JSONDecoder")
   check(ours.report.isEmpty, "\(name): lenient report is empty on a well-typed payload")
   let original = try JSONSerialization.jsonObject(with: data)
   let reencoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(foundation))
-  check(sameJSON(original, reencoded), "\(name): model covers every key (decode, re-encode, compare)")
+  check(
+    sameJSON(original, reencoded), "\(name): model covers every key (decode, re-encode, compare)")
 }
 
 @MainActor func sameJSON(_ a: Any, _ b: Any) -> Bool {
@@ -54,7 +57,9 @@ var failures: [String] = []
   }
 }
 
-@MainActor func payloadBenchmarks<T: Codable & Equatable>(_ type: T.Type, _ file: String, iterations: Int)
+@MainActor func payloadBenchmarks<T: Codable & Equatable>(
+  _ type: T.Type, _ file: String, iterations: Int
+)
   throws -> (reader: Double, decoder: Double, strictCost: Double)?
 {
   guard let data = load(file) else {
@@ -73,16 +78,21 @@ var failures: [String] = []
   var strict = LenientDecoder()
   strict.policy = .strict
   let lenient = LenientDecoder()
-  var decoding = Comparison(title: "\(file): decoding full models", bytes: data.count, iterations: iterations)
+  var decoding = Comparison(
+    title: "\(file): decoding full models", bytes: data.count, iterations: iterations)
   decoding.add("Foundation JSONDecoder") { _ = try JSONDecoder().decode(T.self, from: data) }
   decoding.add("LenientDecoder (lenient)") { _ = try lenient.decode(T.self, from: data) }
   decoding.add("LenientDecoder (strict)") { _ = try strict.decode(T.self, from: data) }
   let decodeTimes = try decoding.report(rounds: rounds)
-  return (readTimes[0] / readTimes[1], decodeTimes[0] / decodeTimes[1], decodeTimes[1] / decodeTimes[2] - 1)
+  return (
+    readTimes[0] / readTimes[1], decodeTimes[0] / decodeTimes[1],
+    decodeTimes[1] / decodeTimes[2] - 1
+  )
 }
 
 // `--profile FILE` decodes one payload in a loop with LenientDecoder only, for perf.
-if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count,
+if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
+  flag + 1 < CommandLine.arguments.count,
   let data = load(CommandLine.arguments[flag + 1])
 {
   let decoder = LenientDecoder()
@@ -98,14 +108,24 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < Comm
 
 var summary: [String] = []
 for (file, run) in [
-  ("twitter.json", { try payloadBenchmarks(TwitterRoot.self, "twitter.json", iterations: quick ? 3 : 10) }),
-  ("citm_catalog.json", { try payloadBenchmarks(CitmRoot.self, "citm_catalog.json", iterations: quick ? 1 : 4) }),
-  ("canada.json", { try payloadBenchmarks(CanadaRoot.self, "canada.json", iterations: quick ? 1 : 3) }),
+  (
+    "twitter.json",
+    { try payloadBenchmarks(TwitterRoot.self, "twitter.json", iterations: quick ? 3 : 10) }
+  ),
+  (
+    "citm_catalog.json",
+    { try payloadBenchmarks(CitmRoot.self, "citm_catalog.json", iterations: quick ? 1 : 4) }
+  ),
+  (
+    "canada.json",
+    { try payloadBenchmarks(CanadaRoot.self, "canada.json", iterations: quick ? 1 : 3) }
+  ),
 ] as [(String, () throws -> (Double, Double, Double)?)] {
   if let (reader, decoder, strictCost) = try run() {
     summary.append(
       String(
-        format: "%-18@ reader %5.2fx JSONSerialization | lenient decode %5.2fx JSONDecoder | lenient costs %+.0f%% vs strict",
+        format:
+          "%-18@ reader %5.2fx JSONSerialization | lenient decode %5.2fx JSONDecoder | lenient costs %+.0f%% vs strict",
         file as NSString, reader, decoder, strictCost * 100))
     check(reader >= 3, "\(file): reader at least 3x JSONSerialization")
     check(decoder >= 1.5, "\(file): lenient decode at least 1.5x JSONDecoder")

@@ -57,7 +57,9 @@ public enum FixtureContract {
     var strict = LenientDecoder()
     strict.policy = .strict
     func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
-      if let envelope { return try decoder.decodeEnvelopeWithReport(T.self, from: data, format: envelope) }
+      if let envelope {
+        return try decoder.decodeEnvelopeWithReport(T.self, from: data, format: envelope)
+      }
       return try decoder.decodeWithReport(T.self, from: data, at: path)
     }
     do {
@@ -110,7 +112,8 @@ public enum FixtureContract {
       return "at \(path(context)): expected \(type): \(context.debugDescription)"
     case .keyNotFound(let key, let context):
       let parent = path(context)
-      return "at \(parent == "<root>" ? key.stringValue : parent + "." + key.stringValue): missing key"
+      return
+        "at \(parent == "<root>" ? key.stringValue : parent + "." + key.stringValue): missing key"
     case .dataCorrupted(let context):
       return "at \(path(context)): \(context.debugDescription)"
     @unknown default:

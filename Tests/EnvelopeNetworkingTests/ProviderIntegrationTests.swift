@@ -76,7 +76,9 @@ extension LoopbackAPI: Equatable {
   }
 
   @Test(arguments: [(LoopbackAPI.notFound, 404, "not found"), (.serverError, 500, "<h1>500")])
-  func httpErrorsKeepStatusAndBody(_ target: LoopbackAPI, _ status: Int, _ snippet: String) async throws {
+  func httpErrorsKeepStatusAndBody(_ target: LoopbackAPI, _ status: Int, _ snippet: String)
+    async throws
+  {
     do {
       _ = try await provider.request(target, as: User.self)
       Issue.record("expected a status error")
@@ -89,7 +91,9 @@ extension LoopbackAPI: Equatable {
   @Test func noContentSucceedsForEmptyAndOptional() async throws {
     #expect(try await provider.request(.noContent, as: Empty.self) == Empty())
     #expect(try await provider.request(.noContent, as: User?.self) == nil)
-    await #expect(throws: ProviderError.self) { try await provider.request(.noContent, as: User.self) }
+    await #expect(throws: ProviderError.self) {
+      try await provider.request(.noContent, as: User.self)
+    }
   }
 
   @Test func slowResponseHitsTheTimeout() async throws {
@@ -112,21 +116,27 @@ extension LoopbackAPI: Equatable {
   }
 
   @Test func bodiesArriveAsSent() async throws {
-    let query = try await provider.request(.echo(.query(["b": "x y", "a": "é&"]), .get), as: Echo.self)
+    let query = try await provider.request(
+      .echo(.query(["b": "x y", "a": "é&"]), .get), as: Echo.self)
     #expect(query.query == "a=%C3%A9%26&b=x%20y")
-    let json = try await provider.request(.echo(.json(User(id: 2, name: "Bo")), .post), as: Echo.self)
+    let json = try await provider.request(
+      .echo(.json(User(id: 2, name: "Bo")), .post), as: Echo.self)
     #expect(json.contentType == "application/json")
-    #expect(try JSONDecoder().decode(User.self, from: Data(json.body.utf8)) == User(id: 2, name: "Bo"))
-    let form = try await provider.request(.echo(.form(["k": "v w", "z": "1"]), .put), as: Echo.self)
+    #expect(
+      try JSONDecoder().decode(User.self, from: Data(json.body.utf8)) == User(id: 2, name: "Bo"))
+    let form = try await provider.request(
+      .echo(.form(["k": "v w", "z": "1"]), .put), as: Echo.self)
     #expect(form.method == "PUT" && form.form == ["k": "v w", "z": "1"])
     let parts: [MultipartPart] = [
       .text("title", "hello"),
-      MultipartPart(name: "file", data: Data("abc".utf8), fileName: "a.txt", contentType: "text/plain"),
+      MultipartPart(
+        name: "file", data: Data("abc".utf8), fileName: "a.txt", contentType: "text/plain"),
     ]
     let multipart = try await provider.request(.echo(.multipart(parts), .post), as: Echo.self)
     #expect(multipart.contentType.hasPrefix("multipart/form-data; boundary="))
     #expect(multipart.body.contains("name=\"title\"\r\n\r\nhello\r\n"))
-    #expect(multipart.body.contains("filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nabc\r\n"))
+    #expect(
+      multipart.body.contains("filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nabc\r\n"))
   }
 
   @Test func twoHundredConcurrentRequestsAllSucceed() async throws {

@@ -18,11 +18,13 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
 
   @Test func driftIsExplainedWithPathAndReport() throws {
     let error = try #require(throws: ContractFailure.self) {
-      try FixtureContract.decode(ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
+      try FixtureContract.decode(
+        ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
     }
     #expect(
       error.message.hasPrefix(
-        "envelopes/drift_id_as_string.json: at data.id: expected Int: Expected to decode Int but found a string instead."))
+        "envelopes/drift_id_as_string.json: at data.id: expected Int: Expected to decode Int but found a string instead."
+      ))
     #expect(error.message.contains("Lenient decoding still succeeds; drift:"))
     #expect(error.message.contains(#"data.id  coerced  Int       string "18""#))
   }
@@ -31,12 +33,15 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     let error = try #require(throws: ContractFailure.self) {
       try FixtureContract.decode(ContractUser.self, fixture: "nope.json")
     }
-    #expect(error.message.contains("fixture not found: ") && error.message.hasSuffix("Fixtures/nope.json"))
+    #expect(
+      error.message.contains("fixture not found: ") && error.message.hasSuffix("Fixtures/nope.json")
+    )
   }
 
   @Test func expectDecodesRecordsAnIssueOnDrift() {
     withKnownIssue {
-      FixtureContract.expectDecodes(ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
+      FixtureContract.expectDecodes(
+        ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
     }
   }
 }

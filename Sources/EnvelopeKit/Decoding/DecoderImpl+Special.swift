@@ -207,7 +207,8 @@ extension DecoderImpl {
         return decimal
       }
       if state.isLenient,
-        let decimal = Coercion.numericString(document, index, { try? NumberParsing.decimal($0).get() })
+        let decimal = Coercion.numericString(
+          document, index, { try? NumberParsing.decimal($0).get() })
       {
         state.report(.coerced, Decimal.self, value, parent, key)
         return decimal

@@ -43,7 +43,8 @@ final class DecoderImpl: Decoder {
   }
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer {
-    SingleValueContainer(decoder: self, value: value, path: pathNode, allowsFallback: allowsFallback)
+    SingleValueContainer(
+      decoder: self, value: value, path: pathNode, allowsFallback: allowsFallback)
   }
 
   // MARK: - Unboxing
@@ -97,7 +98,9 @@ final class DecoderImpl: Decoder {
     {
       return special
     }
-    if state.isLenient, let key, isMissingOrNull(value), let initial = defaults?[key.stringValue] as? T {
+    if state.isLenient, let key, isMissingOrNull(value),
+      let initial = defaults?[key.stringValue] as? T
+    {
       state.report(.defaulted, T.self, value, parent, key)
       return initial
     }
@@ -141,7 +144,8 @@ final class DecoderImpl: Decoder {
     _ allowsFallback: Bool, _ defaults: [String: Any]?
   ) throws -> T? {
     func read<S: JSONScalar>(_ scalarType: S.Type) throws -> T? {
-      try scalar(S.self, value, parent: parent, key: key, allowsFallback: allowsFallback, defaults: defaults)
+      try scalar(
+        S.self, value, parent: parent, key: key, allowsFallback: allowsFallback, defaults: defaults)
         as? T
     }
     if T.self == String.self { return try read(String.self) }

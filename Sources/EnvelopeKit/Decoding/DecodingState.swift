@@ -26,8 +26,7 @@ final class DecodingState {
   }
 
   /// Decodes `T` at `path` in `document`.
-  func decode<T: Decodable>(_ type: T.Type, document: JSONDocument, at path: JSONPath) throws -> T
-  {
+  func decode<T: Decodable>(_ type: T.Type, document: JSONDocument, at path: JSONPath) throws -> T {
     var index = 0
     var node = CodingPathNode.root
     for component in path.components {
@@ -39,20 +38,24 @@ final class DecodingState {
       default: found = nil
       }
       guard let found else {
-        if let optional = T.self as? any OptionalDecodable.Type, let none = optional.nilValue as? T {
+        if let optional = T.self as? any OptionalDecodable.Type, let none = optional.nilValue as? T
+        {
           return none
         }
         throw DecodingError.keyNotFound(
           key,
           DecodingError.Context(
             codingPath: node.path,
-            debugDescription: "No value at path \(path): \(describeMissingStep(key, in: document, at: index))"))
+            debugDescription:
+              "No value at path \(path): \(describeMissingStep(key, in: document, at: index))"))
       }
       index = found
       node = node.appending(key)
     }
-    let decoder = DecoderImpl(state: self, value: ValueRef(document: document, index: index), path: node)
-    return try decoder.unbox(T.self, ValueRef(document: document, index: index), parent: node, key: nil)
+    let decoder = DecoderImpl(
+      state: self, value: ValueRef(document: document, index: index), path: node)
+    return try decoder.unbox(
+      T.self, ValueRef(document: document, index: index), parent: node, key: nil)
   }
 
   private func describeMissingStep(_ key: AnyCodingKey, in document: JSONDocument, at index: Int)
@@ -150,7 +153,8 @@ final class DecodingState {
       type,
       DecodingError.Context(
         codingPath: path,
-        debugDescription: "Expected to decode \(type) but found \(kindDescription(value)) instead."))
+        debugDescription: "Expected to decode \(type) but found \(kindDescription(value)) instead.")
+    )
   }
 
   // MARK: - Options

@@ -103,8 +103,7 @@ public struct LenientDecoder: Sendable {
   /// - Returns: the value; nil for an Optional `type` when the path is missing.
   /// - Throws: `DecodingError.keyNotFound` naming the path when it is missing, and the errors of
   ///   `decode(_:from:)` with coding paths that start at the document root.
-  public func decode<T: Decodable>(_ type: T.Type, from data: Data, at path: JSONPath) throws -> T
-  {
+  public func decode<T: Decodable>(_ type: T.Type, from data: Data, at path: JSONPath) throws -> T {
     try decodeWithReport(type, from: data, at: path).value
   }
 

@@ -167,6 +167,7 @@ public struct Empty: Codable, Sendable, Hashable {
   /// Accepts any JSON value and ignores it.
   ///
   /// - Parameter decoder: any decoder.
+  /// - Throws: nothing; the signature is `Decodable`'s.
   public init(from decoder: any Decoder) throws {}
 
   /// Writes an empty object.

@@ -46,7 +46,9 @@ extension LenientDecoder {
     let format = format ?? envelope
     let result = try decodeEnvelopeResult(type, from: data, format: format)
     guard result.status.isSuccess else { throw format.error(for: result.status) }
-    guard let value = result.value else { throw EnvelopeError.missingData(code: result.status.code) }
+    guard let value = result.value else {
+      throw EnvelopeError.missingData(code: result.status.code)
+    }
     return Decoded(value: value, report: result.report)
   }
 
@@ -71,8 +73,10 @@ extension LenientDecoder {
     var decoder = self
     decoder.envelope = format
     let state = DecodingState(decoder: decoder)
-    let value = try state.decodeEnvelopeData(T.self, document: document, format: format, status: status)
-    return EnvelopeResult(status: status, value: value, report: DecodingReport(entries: state.entries))
+    let value = try state.decodeEnvelopeData(
+      T.self, document: document, format: format, status: status)
+    return EnvelopeResult(
+      status: status, value: value, report: DecodingReport(entries: state.entries))
   }
 
   /// Reads only the code and message (MoyaMapper's status-only call).
@@ -154,7 +158,9 @@ extension DecodingState {
   private func emptyPayload<T>(_ type: T.Type) -> T? {
     if let optional = T.self as? any OptionalDecodable.Type { return optional.nilValue as? T }
     if T.self == Empty.self { return Empty() as? T }
-    if let collection = T.self as? any EmptyCollection.Type { return collection.emptyCollection as? T }
+    if let collection = T.self as? any EmptyCollection.Type {
+      return collection.emptyCollection as? T
+    }
     return nil
   }
 }

@@ -25,7 +25,8 @@ final class JSONDocument: @unchecked Sendable {
       storage.deallocate()
       throw error
     }
-    let tokenStorage = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: max(1, scanned.count))
+    let tokenStorage = UnsafeMutableBufferPointer<JSONToken>.allocate(
+      capacity: max(1, scanned.count))
     _ = tokenStorage.initialize(from: scanned)
     self.bytes = bytes
     self.tokens = UnsafeBufferPointer(rebasing: tokenStorage[0..<scanned.count])

@@ -17,10 +17,9 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
 
   private let storage: String
 
-  /// Creates a number from JSON number text.
+  /// Creates a number from JSON number text; nil when `text` is not a JSON number.
   ///
   /// - Parameter text: a lexeme of the RFC 8259 number grammar, e.g. `-12.5e3`.
-  /// - Returns: nil when `text` is not a JSON number.
   public init?(_ text: String) {
     var copy = text
     let valid = copy.withUTF8 { NumberParsing.isJSONNumber($0) }

@@ -114,8 +114,9 @@ enum NumberParsing {
   }
 
   /// A valid JSON number lexeme to Decimal, from its text (never through Double).
-  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Decimal, NumberConversionFailure>
-  {
+  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<
+    Decimal, NumberConversionFailure
+  > {
     guard let value = Decimal(string: String(decoding: bytes, as: UTF8.self), locale: nil),
       !value.isNaN
     else { return .failure(.outOfRange) }

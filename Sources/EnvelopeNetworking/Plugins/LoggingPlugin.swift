@@ -19,7 +19,9 @@ public struct LoggingPlugin: Plugin {
   /// - Parameters:
   ///   - redacting: more header names to redact.
   ///   - log: receives each line; `print` by default.
-  public init(redacting: Set<String> = [], log: @escaping @Sendable (String) -> Void = { print($0) }) {
+  public init(
+    redacting: Set<String> = [], log: @escaping @Sendable (String) -> Void = { print($0) }
+  ) {
     self.redactedHeaders = Set(
       (redacting.union(["Authorization", "Cookie", "Set-Cookie"])).map { $0.lowercased() })
     self.log = log
@@ -28,10 +30,13 @@ public struct LoggingPlugin: Plugin {
   /// Logs `→ GET url` with redacted headers.
   public func willSend(_ request: URLRequest, target: any TargetType) async {
     started.set(clock.now, for: request.url)
-    let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { name, value in
+    let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+      name, value in
       "\(name): \(redactedHeaders.contains(name.lowercased()) ? "<redacted>" : value)"
     }
-    log("→ \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(headers.joined(separator: ", "))")
+    log(
+      "→ \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "") \(headers.joined(separator: ", "))"
+    )
   }
 
   /// Logs `← 200 url (12 ms, 345 bytes)` or the error.
@@ -39,8 +44,13 @@ public struct LoggingPlugin: Plugin {
     switch result {
     case .success(let response):
       let elapsed = started.take(for: response.request?.url).map { clock.now - $0 }
-      let millis = elapsed.map { " \($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms," } ?? ""
-      log("← \(response.statusCode) \(response.request?.url?.absoluteString ?? "") (\(millis) \(response.data.count) bytes)")
+      let millis =
+        elapsed.map {
+          " \($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms,"
+        } ?? ""
+      log(
+        "← \(response.statusCode) \(response.request?.url?.absoluteString ?? "") (\(millis) \(response.data.count) bytes)"
+      )
     case .failure(let error):
       log("← failed: \(error)")
     }

@@ -66,7 +66,8 @@ extension Plugin {
     -> Result<Response, ProviderError>
   { result }
   /// Never retries.
-  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration? {
+  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
+  {
     nil
   }
 }
@@ -105,7 +106,8 @@ public struct AccessTokenPlugin: Plugin {
   }
 
   /// Refreshes and retries once after a 401 or an expired-token code.
-  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration? {
+  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
+  {
     guard attempt == 1 else { return nil }
     switch error {
     case ProviderError.status(let response) where response.statusCode == 401: break

@@ -167,7 +167,8 @@ public final class Provider<Target: TargetType>: Sendable {
       if case .delayed(let delay) = stub { try await Task.sleep(for: delay) }
       if let delay = answer.delay { try await Task.sleep(for: delay) }
       if let failure = answer.failure { throw failure }
-      return Response(statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
+      return Response(
+        statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
     }
   }
 
@@ -205,7 +206,9 @@ public final class Provider<Target: TargetType>: Sendable {
     throw ProviderError.emptyBody(response)
   }
 
-  private static func nilValue<N: ExpressibleByNilLiteral>(_ type: N.Type) -> Any { N(nilLiteral: ()) }
+  private static func nilValue<N: ExpressibleByNilLiteral>(_ type: N.Type) -> Any {
+    N(nilLiteral: ())
+  }
 
   /// Wraps envelope and decoding errors with the response; mapped user errors pass through.
   private func mapErrors<T>(_ response: Response, _ body: () throws -> T) throws -> T {
@@ -218,7 +221,8 @@ public final class Provider<Target: TargetType>: Sendable {
     } catch EnvelopeError.missingData(_), EnvelopeError.missingCode {
       throw ProviderError.decoding(
         DecodingError.valueNotFound(
-          Any.self, DecodingError.Context(codingPath: [], debugDescription: "Envelope has no code or data.")),
+          Any.self,
+          DecodingError.Context(codingPath: [], debugDescription: "Envelope has no code or data.")),
         response: response)
     }
   }

@@ -23,7 +23,9 @@ public struct Response: Sendable, CustomStringConvertible {
   ///   - headers: the headers.
   ///   - data: the body.
   ///   - request: the request.
-  public init(statusCode: Int, headers: [String: String] = [:], data: Data, request: URLRequest? = nil) {
+  public init(
+    statusCode: Int, headers: [String: String] = [:], data: Data, request: URLRequest? = nil
+  ) {
     self.statusCode = statusCode
     self.headers = headers
     self.data = data
@@ -71,10 +73,12 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   /// A readable account with the response body.
   public var description: String {
     switch self {
-    case .transport(let error): return "transport(\(error.code.rawValue): \(error.localizedDescription))"
+    case .transport(let error):
+      return "transport(\(error.code.rawValue): \(error.localizedDescription))"
     case .status(let response): return "status(\(response))"
     case .business(let code, let message, let response):
-      return "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil")) in \(response)"
+      return
+        "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil")) in \(response)"
     case .decoding(let error, let response): return "decoding(\(error)) in \(response)"
     case .emptyBody(let response): return "emptyBody(\(response))"
     case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"

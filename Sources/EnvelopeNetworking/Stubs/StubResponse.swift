@@ -82,7 +82,9 @@ extension StubResponse {
     case .failure(let error):
       return StubAnswer(status: 0, headers: [:], body: Data(), failure: error)
     case .fixture(let name):
-      let root = folder ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+      let root =
+        folder
+        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         .appendingPathComponent("Fixtures")
       let file = root.appendingPathComponent(name.contains(".") ? name : name + ".json")
       guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -103,10 +105,13 @@ extension StubResponse {
     if let text = response["bodyText"] as? String {
       body = Data(text.utf8)
     } else if let json = response["body"], !(json is NSNull) {
-      body = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
+      body = try JSONSerialization.data(
+        withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
     }
     let delay = (response["delayMilliseconds"] as? Int).map { Duration.milliseconds($0) }
-    let failure = (response["error"] as? Int).map { URLError(URLError.Code(rawValue: $0) ?? .unknown) }
+    let failure = (response["error"] as? Int).map {
+      URLError(URLError.Code(rawValue: $0) ?? .unknown)
+    }
     return StubAnswer(
       status: status, headers: response["headers"] as? [String: String] ?? [:], body: body,
       delay: delay, failure: failure)

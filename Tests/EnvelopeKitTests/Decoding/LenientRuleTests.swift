@@ -66,7 +66,9 @@ extension RuleCase {
     .box(Double.self, #"{"v":"1.5"}"#, 1.5, ["v coerced"]),
     .box(Double.self, #"{"v":false}"#, 0, ["v coerced"]),
     .box(Decimal.self, #"{"v":"0.1"}"#, Decimal(string: "0.1") ?? 0, ["v coerced"]),
-    .box(Decimal.self, #"{"v":12345678901234567890.12}"#, Decimal(string: "12345678901234567890.12") ?? 0, [], strict: false),
+    .box(
+      Decimal.self, #"{"v":12345678901234567890.12}"#,
+      Decimal(string: "12345678901234567890.12") ?? 0, [], strict: false),
     .box(String.self, #"{"v":12345678901234567890}"#, "12345678901234567890", ["v coerced"]),
     .box(String.self, #"{"v":0.1}"#, "0.1", ["v coerced"]),
     .box(String.self, #"{"v":1e2}"#, "1e2", ["v coerced"]),
@@ -92,15 +94,23 @@ extension RuleCase {
     .optional(#"{"v":"7"}"#, 7, ["v coerced"]),
     .box([Int].self, #"{"v":null}"#, [], ["v defaulted"]),
     .box([String: Int].self, #"{"v":null}"#, [:], ["v defaulted"]),
-    .box(Item.self, #"{"v":null}"#, Item(id: 0, name: ""), ["v defaulted", "v.id defaulted", "v.name defaulted"]),
-    .box(Item.self, #"{"v":"not json"}"#, Item(id: 0, name: ""), ["v defaulted", "v.id defaulted", "v.name defaulted"]),
+    .box(
+      Item.self, #"{"v":null}"#, Item(id: 0, name: ""),
+      ["v defaulted", "v.id defaulted", "v.name defaulted"]),
+    .box(
+      Item.self, #"{"v":"not json"}"#, Item(id: 0, name: ""),
+      ["v defaulted", "v.id defaulted", "v.name defaulted"]),
     .box(Tier.self, #"{"v":7}"#, .unknown, ["v defaulted"]),
     .box(Tier.self, #"{}"#, .unknown, ["v defaulted"]),
     .box([Int].self, #"{"v":[1,"x",3]}"#, [1, 3], ["v[1] dropped"]),
-    .box([Int].self, #"{"v":[1,null,2.5,"4"]}"#, [1, 4], ["v[1] dropped", "v[2] dropped", "v[3] coerced"]),
-    .box([Item].self, #"{"v":[{"id":1,"name":"a"},{"id":"x","name":"b"}]}"#,
+    .box(
+      [Int].self, #"{"v":[1,null,2.5,"4"]}"#, [1, 4],
+      ["v[1] dropped", "v[2] dropped", "v[3] coerced"]),
+    .box(
+      [Item].self, #"{"v":[{"id":1,"name":"a"},{"id":"x","name":"b"}]}"#,
       [Item(id: 1, name: "a"), Item(id: 0, name: "b")], ["v[1].id defaulted"]),
-    .box([Item].self, #"{"v":["s",{"id":2,"name":"b"}]}"#, [Item(id: 2, name: "b")], ["v[0] dropped"]),
+    .box(
+      [Item].self, #"{"v":["s",{"id":2,"name":"b"}]}"#, [Item(id: 2, name: "b")], ["v[0] dropped"]),
     .box([Role].self, #"{"v":["admin","boss"]}"#, [.admin], ["v[1] dropped"]),
     // Rule 3: no overflow wraps or traps.
     .box(Int8.self, #"{"v":300}"#, 0, ["v defaulted"]),

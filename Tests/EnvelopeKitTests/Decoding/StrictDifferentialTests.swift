@@ -53,12 +53,14 @@ import Testing
 
   static func describe(_ error: DecodingError) -> String {
     func path(_ context: DecodingError.Context) -> String {
-      context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+      context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(
+        separator: ".")
     }
     switch error {
     case .typeMismatch(_, let context): return "typeMismatch at \(path(context))"
     case .valueNotFound(_, let context): return "valueNotFound at \(path(context))"
-    case .keyNotFound(let key, let context): return "keyNotFound \(key.stringValue) at \(path(context))"
+    case .keyNotFound(let key, let context):
+      return "keyNotFound \(key.stringValue) at \(path(context))"
     // Foundation drops the path of unrepresentable numbers; we keep it, so compare the case only.
     case .dataCorrupted: return "dataCorrupted"
     @unknown default: return "unknown"
@@ -105,7 +107,9 @@ enum AnyJSON: Decodable, Equatable {
   init(from decoder: any Decoder) throws {
     if let keyed = try? decoder.container(keyedBy: AnyCodingKey.self) {
       var object: [String: AnyJSON] = [:]
-      for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(AnyJSON.self, forKey: key) }
+      for key in keyed.allKeys {
+        object[key.stringValue] = try keyed.decode(AnyJSON.self, forKey: key)
+      }
       self = .object(object)
     } else if var unkeyed = try? decoder.unkeyedContainer() {
       var array: [AnyJSON] = []

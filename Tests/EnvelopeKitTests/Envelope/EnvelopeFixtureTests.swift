@@ -35,8 +35,10 @@ import Testing
   static let formats: [String: EnvelopeFormat] = [
     "default": .default,
     "code200": EnvelopeFormat(code: "code", message: "message", data: "data", success: [200]),
-    "retStatus": EnvelopeFormat(code: "retStatus", message: "retMsg", data: "retBody", success: ["000"]),
-    "errorFlag": EnvelopeFormat(code: "error", message: "errMsg", data: "results", success: [false]),
+    "retStatus": EnvelopeFormat(
+      code: "retStatus", message: "retMsg", data: "retBody", success: ["000"]),
+    "errorFlag": EnvelopeFormat(
+      code: "error", message: "errMsg", data: "results", success: [false]),
     "nestedError": EnvelopeFormat(
       code: JSONPath("error>errorStatus", separator: ">"),
       message: JSONPath("error>errMsg", separator: ">"), data: "data", success: [false]),
@@ -45,7 +47,9 @@ import Testing
   ]
 
   /// Decodes as the manifest's type; returns the value re-encoded and the report paths.
-  static func decode(_ entry: Entry, _ data: Data, _ format: EnvelopeFormat) throws -> (Data, [String]) {
+  static func decode(_ entry: Entry, _ data: Data, _ format: EnvelopeFormat) throws -> (
+    Data, [String]
+  ) {
     func run<T: Codable>(_ type: T.Type) throws -> (Data, [String]) {
       let result = try LenientDecoder().decodeEnvelopeWithReport(T.self, from: data, format: format)
       let encoder = JSONEncoder()
@@ -110,7 +114,8 @@ struct AnyCodableJSON: Decodable, Sendable {
   }
 
   var foundationObject: NSObject {
-    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? NSObject)
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
+      as? NSObject)
       ?? NSNull()
   }
 }

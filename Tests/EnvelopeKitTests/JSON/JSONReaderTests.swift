@@ -18,7 +18,10 @@ import Testing
   }
 
   @Test(arguments: [
-    ("{\n  \"a\": 1,\n  \"b\": }", "unexpected character '}', expected a value at line 3, column 8 (offset 19)"),
+    (
+      "{\n  \"a\": 1,\n  \"b\": }",
+      "unexpected character '}', expected a value at line 3, column 8 (offset 19)"
+    ),
     ("[1,]", "unexpected character ']', expected a value at line 1, column 4 (offset 3)"),
     ("[01]", "invalid number at line 1, column 2 (offset 1)"),
     ("\"a\u{01}\"", "unescaped control character 0x01 in string at line 1, column 3 (offset 2)"),
@@ -43,12 +46,15 @@ import Testing
 
   @Test func numbersKeepTheirText() throws {
     let json = try parse(
-      "[9223372036854775807,-9223372036854775808,18446744073709551615,-0,1e400,5e-324,12345678901234567890,0.1]")
+      "[9223372036854775807,-9223372036854775808,18446744073709551615,-0,1e400,5e-324,12345678901234567890,0.1]"
+    )
     let numbers = try #require(json.arrayValue).compactMap(\.numberValue)
-    #expect(numbers.map(\.text) == [
-      "9223372036854775807", "-9223372036854775808", "18446744073709551615", "-0", "1e400", "5e-324",
-      "12345678901234567890", "0.1",
-    ])
+    #expect(
+      numbers.map(\.text) == [
+        "9223372036854775807", "-9223372036854775808", "18446744073709551615", "-0", "1e400",
+        "5e-324",
+        "12345678901234567890", "0.1",
+      ])
     #expect(numbers[0].int64Value == .max)
     #expect(numbers[1].int64Value == .min)
     #expect(numbers[2].uint64Value == .max && numbers[2].int64Value == nil)
@@ -65,13 +71,17 @@ import Testing
   }
 
   @Test func doublesEqualDoubleFromText() {
-    for text in ["0.1", "1.7976931348623157e308", "2.2250738585072014e-308", "123456789012345678", "3.14159", "-1e-7", "9007199254740993"] {
+    for text in [
+      "0.1", "1.7976931348623157e308", "2.2250738585072014e-308", "123456789012345678", "3.14159",
+      "-1e-7", "9007199254740993",
+    ] {
       #expect(JSONNumber(text)?.doubleValue == Double(text), "\(text)")
     }
   }
 
   @Test func pathsAddressValues() throws {
-    let json = try parse(#"{"data":{"items":[{"name":"a"},{"name":"b"}],"a.b":1},"error":{"errMsg":"x"}}"#)
+    let json = try parse(
+      #"{"data":{"items":[{"name":"a"},{"name":"b"}],"a.b":1},"error":{"errMsg":"x"}}"#)
     #expect(json["data.items.1.name"]?.stringValue == "b")
     #expect(json[["data", "a.b"]]?.stringValue == "1")
     #expect(json[JSONPath("error>errMsg", separator: ">")]?.stringValue == "x")

@@ -68,8 +68,10 @@ import Testing
     func value(_ name: String) throws -> JSON {
       try JSON(data: Data(contentsOf: folder.appendingPathComponent(name)))
     }
-    #expect(try value("number_10000000000000000999.json")[[0]]?.stringValue == "10000000000000000999")
-    #expect(try value("number_1.000000000000000005.json")[[0]]?.stringValue == "1.000000000000000005")
+    #expect(
+      try value("number_10000000000000000999.json")[[0]]?.stringValue == "10000000000000000999")
+    #expect(
+      try value("number_1.000000000000000005.json")[[0]]?.stringValue == "1.000000000000000005")
     #expect(try value("number_1e-999.json")[[0]]?.numberValue?.doubleValue == 0)
     #expect(try value("object_same_key_different_values.json") == .object(sameKey("a", 1)))
     #expect(try value("string_with_escaped_NULL.json")[[0]]?.stringValue == "A\u{0}B")
