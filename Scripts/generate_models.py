@@ -71,6 +71,7 @@ class Generator:
         self.prefix = prefix
         self.structs = []
         self.names = set()
+        self.by_body = {}  # identical shapes share one struct
 
     def swift_type(self, shape, name):
         kinds = shape.kinds - {"null"}
@@ -97,10 +98,6 @@ class Generator:
         return base + ("?" if optional else "")
 
     def struct(self, shape, name):
-        struct_name = self.prefix + type_name(name)
-        while struct_name in self.names:
-            struct_name += "_"
-        self.names.add(struct_name)
         lines = []
         keys = []
         for key, field in shape.fields.items():
@@ -113,6 +110,14 @@ class Generator:
         body = "\n".join(lines)
         coding = "\n".join(
             "    case %s%s" % (p, "" if p.strip("`") == k else ' = "%s"' % k) for p, k in keys)
+        key = (body, coding)
+        if key in self.by_body:
+            return self.by_body[key]
+        struct_name = self.prefix + type_name(name)
+        while struct_name in self.names:
+            struct_name += "_"
+        self.names.add(struct_name)
+        self.by_body[key] = struct_name
         self.structs.append(
             "struct %s: Codable, Equatable {\n%s\n\n  enum CodingKeys: String, CodingKey {\n%s\n  }\n}\n"
             % (struct_name, body, coding))

@@ -92,7 +92,7 @@ struct TwitterStatuse: Codable, Equatable {
 }
 
 struct TwitterRetweetedStatus: Codable, Equatable {
-  var metadata: TwitterMetadata_
+  var metadata: TwitterMetadata
   var createdAt: String
   var id: Int
   var idStr: String
@@ -104,14 +104,14 @@ struct TwitterRetweetedStatus: Codable, Equatable {
   var inReplyToUserId: Int?
   var inReplyToUserIdStr: String?
   var inReplyToScreenName: String?
-  var user: TwitterUser_
+  var user: TwitterUser
   var geo: String?
   var coordinates: String?
   var place: String?
   var contributors: String?
   var retweetCount: Int
   var favoriteCount: Int
-  var entities: TwitterEntities___
+  var entities: TwitterEntities_
   var favorited: Bool
   var retweeted: Bool
   var possiblySensitive: Bool?
@@ -145,308 +145,10 @@ struct TwitterRetweetedStatus: Codable, Equatable {
   }
 }
 
-struct TwitterEntities___: Codable, Equatable {
-  var hashtags: [TwitterHashtag_]
-  var symbols: [String]
-  var urls: [TwitterUrl_______]
-  var userMentions: [TwitterUserMention_]
-  var media: [TwitterMediaItem_]?
-
-  enum CodingKeys: String, CodingKey {
-    case hashtags
-    case symbols
-    case urls
-    case userMentions = "user_mentions"
-    case media
-  }
-}
-
-struct TwitterMediaItem_: Codable, Equatable {
-  var id: Int
-  var idStr: String
-  var indices: [Int]
-  var mediaUrl: String
-  var mediaUrlHttps: String
-  var url: String
-  var displayUrl: String
-  var expandedUrl: String
-  var type: String
-  var sizes: TwitterSizes_
-  var sourceStatusId: Int?
-  var sourceStatusIdStr: String?
-
-  enum CodingKeys: String, CodingKey {
-    case id
-    case idStr = "id_str"
-    case indices
-    case mediaUrl = "media_url"
-    case mediaUrlHttps = "media_url_https"
-    case url
-    case displayUrl = "display_url"
-    case expandedUrl = "expanded_url"
-    case type
-    case sizes
-    case sourceStatusId = "source_status_id"
-    case sourceStatusIdStr = "source_status_id_str"
-  }
-}
-
-struct TwitterSizes_: Codable, Equatable {
-  var medium: TwitterMedium_
-  var small: TwitterSmall_
-  var thumb: TwitterThumb_
-  var large: TwitterLarge_
-
-  enum CodingKeys: String, CodingKey {
-    case medium
-    case small
-    case thumb
-    case large
-  }
-}
-
-struct TwitterLarge_: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterThumb_: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterSmall_: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterMedium_: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterUserMention_: Codable, Equatable {
-  var screenName: String
-  var name: String
-  var id: Int
-  var idStr: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case screenName = "screen_name"
-    case name
-    case id
-    case idStr = "id_str"
-    case indices
-  }
-}
-
-struct TwitterUrl_______: Codable, Equatable {
-  var url: String
-  var expandedUrl: String
-  var displayUrl: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case url
-    case expandedUrl = "expanded_url"
-    case displayUrl = "display_url"
-    case indices
-  }
-}
-
-struct TwitterHashtag_: Codable, Equatable {
-  var text: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case text
-    case indices
-  }
-}
-
-struct TwitterUser_: Codable, Equatable {
-  var id: Int
-  var idStr: String
-  var name: String
-  var screenName: String
-  var location: String
-  var description: String
-  var url: String?
-  var entities: TwitterEntities__
-  var protected: Bool
-  var followersCount: Int
-  var friendsCount: Int
-  var listedCount: Int
-  var createdAt: String
-  var favouritesCount: Int
-  var utcOffset: Int?
-  var timeZone: String?
-  var geoEnabled: Bool
-  var verified: Bool
-  var statusesCount: Int
-  var lang: String
-  var contributorsEnabled: Bool
-  var isTranslator: Bool
-  var isTranslationEnabled: Bool
-  var profileBackgroundColor: String
-  var profileBackgroundImageUrl: String
-  var profileBackgroundImageUrlHttps: String
-  var profileBackgroundTile: Bool
-  var profileImageUrl: String
-  var profileImageUrlHttps: String
-  var profileBannerUrl: String?
-  var profileLinkColor: String
-  var profileSidebarBorderColor: String
-  var profileSidebarFillColor: String
-  var profileTextColor: String
-  var profileUseBackgroundImage: Bool
-  var defaultProfile: Bool
-  var defaultProfileImage: Bool
-  var following: Bool
-  var followRequestSent: Bool
-  var notifications: Bool
-
-  enum CodingKeys: String, CodingKey {
-    case id
-    case idStr = "id_str"
-    case name
-    case screenName = "screen_name"
-    case location
-    case description
-    case url
-    case entities
-    case protected
-    case followersCount = "followers_count"
-    case friendsCount = "friends_count"
-    case listedCount = "listed_count"
-    case createdAt = "created_at"
-    case favouritesCount = "favourites_count"
-    case utcOffset = "utc_offset"
-    case timeZone = "time_zone"
-    case geoEnabled = "geo_enabled"
-    case verified
-    case statusesCount = "statuses_count"
-    case lang
-    case contributorsEnabled = "contributors_enabled"
-    case isTranslator = "is_translator"
-    case isTranslationEnabled = "is_translation_enabled"
-    case profileBackgroundColor = "profile_background_color"
-    case profileBackgroundImageUrl = "profile_background_image_url"
-    case profileBackgroundImageUrlHttps = "profile_background_image_url_https"
-    case profileBackgroundTile = "profile_background_tile"
-    case profileImageUrl = "profile_image_url"
-    case profileImageUrlHttps = "profile_image_url_https"
-    case profileBannerUrl = "profile_banner_url"
-    case profileLinkColor = "profile_link_color"
-    case profileSidebarBorderColor = "profile_sidebar_border_color"
-    case profileSidebarFillColor = "profile_sidebar_fill_color"
-    case profileTextColor = "profile_text_color"
-    case profileUseBackgroundImage = "profile_use_background_image"
-    case defaultProfile = "default_profile"
-    case defaultProfileImage = "default_profile_image"
-    case following
-    case followRequestSent = "follow_request_sent"
-    case notifications
-  }
-}
-
-struct TwitterEntities__: Codable, Equatable {
-  var description: TwitterDescription_
-  var url: TwitterUrl_____?
-
-  enum CodingKeys: String, CodingKey {
-    case description
-    case url
-  }
-}
-
-struct TwitterUrl_____: Codable, Equatable {
-  var urls: [TwitterUrl______]
-
-  enum CodingKeys: String, CodingKey {
-    case urls
-  }
-}
-
-struct TwitterUrl______: Codable, Equatable {
-  var url: String
-  var expandedUrl: String
-  var displayUrl: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case url
-    case expandedUrl = "expanded_url"
-    case displayUrl = "display_url"
-    case indices
-  }
-}
-
-struct TwitterDescription_: Codable, Equatable {
-  var urls: [TwitterUrl____]
-
-  enum CodingKeys: String, CodingKey {
-    case urls
-  }
-}
-
-struct TwitterUrl____: Codable, Equatable {
-  var url: String
-  var expandedUrl: String
-  var displayUrl: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case url
-    case expandedUrl = "expanded_url"
-    case displayUrl = "display_url"
-    case indices
-  }
-}
-
-struct TwitterMetadata_: Codable, Equatable {
-  var resultType: String
-  var isoLanguageCode: String
-
-  enum CodingKeys: String, CodingKey {
-    case resultType = "result_type"
-    case isoLanguageCode = "iso_language_code"
-  }
-}
-
 struct TwitterEntities_: Codable, Equatable {
   var hashtags: [TwitterHashtag]
   var symbols: [String]
-  var urls: [TwitterUrl___]
+  var urls: [TwitterUrl]
   var userMentions: [TwitterUserMention]
   var media: [TwitterMediaItem]?
 
@@ -491,51 +193,15 @@ struct TwitterMediaItem: Codable, Equatable {
 
 struct TwitterSizes: Codable, Equatable {
   var medium: TwitterMedium
-  var small: TwitterSmall
-  var thumb: TwitterThumb
-  var large: TwitterLarge
+  var small: TwitterMedium
+  var thumb: TwitterMedium
+  var large: TwitterMedium
 
   enum CodingKeys: String, CodingKey {
     case medium
     case small
     case thumb
     case large
-  }
-}
-
-struct TwitterLarge: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterThumb: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
-  }
-}
-
-struct TwitterSmall: Codable, Equatable {
-  var w: Int
-  var h: Int
-  var resize: String
-
-  enum CodingKeys: String, CodingKey {
-    case w
-    case h
-    case resize
   }
 }
 
@@ -563,20 +229,6 @@ struct TwitterUserMention: Codable, Equatable {
     case name
     case id
     case idStr = "id_str"
-    case indices
-  }
-}
-
-struct TwitterUrl___: Codable, Equatable {
-  var url: String
-  var expandedUrl: String
-  var displayUrl: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case url
-    case expandedUrl = "expanded_url"
-    case displayUrl = "display_url"
     case indices
   }
 }
@@ -679,33 +331,11 @@ struct TwitterUser: Codable, Equatable {
 
 struct TwitterEntities: Codable, Equatable {
   var description: TwitterDescription
-  var url: TwitterUrl_?
+  var url: TwitterDescription?
 
   enum CodingKeys: String, CodingKey {
     case description
     case url
-  }
-}
-
-struct TwitterUrl_: Codable, Equatable {
-  var urls: [TwitterUrl__]
-
-  enum CodingKeys: String, CodingKey {
-    case urls
-  }
-}
-
-struct TwitterUrl__: Codable, Equatable {
-  var url: String
-  var expandedUrl: String
-  var displayUrl: String
-  var indices: [Int]
-
-  enum CodingKeys: String, CodingKey {
-    case url
-    case expandedUrl = "expanded_url"
-    case displayUrl = "display_url"
-    case indices
   }
 }
 

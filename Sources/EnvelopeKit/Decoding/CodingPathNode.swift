@@ -27,9 +27,6 @@ struct AnyCodingKey: CodingKey, Hashable, Sendable {
     intValue = key.intValue
   }
 
-  /// Whether this key is an array index.
-  var isIndex: Bool { name == nil }
-
   init(_ component: JSONPath.Component) {
     switch component {
     case .key(let key): self.init(stringValue: key)

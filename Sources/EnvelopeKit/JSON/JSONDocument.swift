@@ -82,9 +82,6 @@ final class JSONDocument: @unchecked Sendable {
     }
   }
 
-  /// The byte offset of a token, for error positions.
-  func offset(_ index: Int) -> Int { Int(tokens[index].start) }
-
   /// Finds the value token for `key` in the object at `object`; the first occurrence wins,
   /// as with Foundation's JSONDecoder.
   @inline(__always)
