@@ -17,15 +17,16 @@ let package = Package(
     .target(name: "EnvelopeTesting", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
     .executableTarget(name: "Demo", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
     .executableTarget(name: "EnvelopeBenchmarks", dependencies: ["EnvelopeKit"]),
+    // Test-only: the loopback HTTP server (Python's standard library) the tests start and stop.
+    .target(name: "LoopbackServer", path: "Tests/LoopbackServer", exclude: ["server.py"]),
     .testTarget(name: "EnvelopeKitTests", dependencies: ["EnvelopeKit"]),
     .testTarget(
       name: "EnvelopeNetworkingTests",
-      dependencies: ["EnvelopeKit", "EnvelopeNetworking"],
-      exclude: ["Support/server.py"]
+      dependencies: ["EnvelopeKit", "EnvelopeNetworking", "LoopbackServer"]
     ),
     .testTarget(
       name: "EnvelopeTestingTests",
-      dependencies: ["EnvelopeKit", "EnvelopeNetworking", "EnvelopeTesting"]
+      dependencies: ["EnvelopeKit", "EnvelopeNetworking", "EnvelopeTesting", "LoopbackServer"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -27,7 +27,7 @@ public struct LoggingPlugin: Plugin {
     self.log = log
   }
 
-  /// Logs `→ GET url` with redacted headers.
+  /// Logs `→ GET url Name: value, …` with headers sorted by name and redacted.
   public func willSend(_ request: URLRequest, target: any TargetType) async {
     started.set(clock.now, for: request.url)
     let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
@@ -39,19 +39,23 @@ public struct LoggingPlugin: Plugin {
     )
   }
 
-  /// Logs `← 200 url (12 ms, 345 bytes)` or the error.
+  /// Logs `← 200 GET url (12 ms, 345 bytes)`, `(cached, 345 bytes)`, or the error.
   public func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
     switch result {
     case .success(let response):
-      let elapsed = started.take(for: response.request?.url).map { clock.now - $0 }
-      let millis =
-        elapsed.map {
-          " \($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms,"
-        } ?? ""
-      log(
-        "← \(response.statusCode) \(response.request?.url?.absoluteString ?? "") (\(millis) \(response.data.count) bytes)"
-      )
+      let started = started.take(for: response.request?.url)
+      var timing = "cached"
+      if !response.isFromCache, let started {
+        let elapsed = clock.now - started
+        let millis =
+          elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        timing = "\(millis) ms"
+      }
+      let method = response.request?.httpMethod ?? "GET"
+      let url = response.request?.url?.absoluteString ?? ""
+      log("← \(response.statusCode) \(method) \(url) (\(timing), \(response.data.count) bytes)")
     case .failure(let error):
+      _ = started.take(for: error.response?.request?.url)
       log("← failed: \(error)")
     }
   }

@@ -24,6 +24,10 @@ public final class Provider<Target: TargetType>: Sendable {
   public let stub: StubBehavior
   /// The folder stub fixtures are read from; nil for `./Fixtures`.
   public let fixtures: URL?
+  /// The stub scenario answered when the target names it in `scenarios`; others answer `sample`.
+  public let scenario: String?
+  /// Where targets with a `cachePolicy` keep responses; nil for no cache.
+  public let cache: (any ResponseCache)?
 
   /// Creates a provider.
   ///
@@ -33,15 +37,35 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - plugins: hooks, run in order.
   ///   - stub: whether to answer from samples.
   ///   - fixtures: the fixture folder for `StubResponse.fixture`.
+  ///   - scenario: a stub scenario name (see `TargetType.scenarios`), or nil for `sample`.
+  ///   - cache: the response cache used by targets whose `cachePolicy` is not `.never`.
   public init(
     transport: any HTTPTransport = URLSessionTransport(), decoder: LenientDecoder = .init(),
-    plugins: [any Plugin] = [], stub: StubBehavior = .never, fixtures: URL? = nil
+    plugins: [any Plugin] = [], stub: StubBehavior = .never, fixtures: URL? = nil,
+    scenario: String? = nil, cache: (any ResponseCache)? = nil
   ) {
     self.transport = transport
     self.decoder = decoder
     self.plugins = plugins
     self.stub = stub
     self.fixtures = fixtures
+    self.scenario = scenario
+    self.cache = cache
+  }
+
+  /// The same provider answering stubs from another scenario.
+  ///
+  /// ```swift
+  /// let expired = provider.scenario("expired")
+  /// await #expect(throws: ProviderError.self) { try await expired.request(.me, as: User.self) }
+  /// ```
+  ///
+  /// - Parameter name: the scenario, or nil for each target's `sample`.
+  /// - Returns: a provider sharing everything else with this one.
+  public func scenario(_ name: String?) -> Provider<Target> {
+    Provider(
+      transport: transport, decoder: decoder, plugins: plugins, stub: stub, fixtures: fixtures,
+      scenario: name, cache: cache)
   }
 
   /// Sends the request and validates the HTTP status.
@@ -103,6 +127,7 @@ public final class Provider<Target: TargetType>: Sendable {
       do {
         let response = try await attemptOnce(target).get()
         outcome = .success(try decode(response))
+        await store(response, target)
       } catch is CancellationError {
         throw CancellationError()
       } catch {
@@ -154,22 +179,58 @@ public final class Provider<Target: TargetType>: Sendable {
   private func send(_ request: URLRequest, _ target: Target) async throws -> Response {
     switch stub {
     case .never:
-      let (data, http) = try await withTimeout(target.timeout) { [transport] in
-        try await transport.send(request)
+      let cache = usableCache(target, request)
+      if let cache, case .cacheElseLoad(let maxAge) = target.cachePolicy,
+        let entry = await cache.cachedResponse(for: request),
+        Date().timeIntervalSince(entry.storedAt) < maxAge.seconds
+      {
+        return entry.response
       }
-      var headers: [String: String] = [:]
-      for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String { headers[name] = value }
+      do {
+        return try await load(request, target)
+      } catch let error as URLError where cache != nil && target.cachePolicy == .loadElseCache {
+        guard let entry = await cache?.cachedResponse(for: request) else { throw error }
+        return entry.response
       }
-      return Response(statusCode: http.statusCode, headers: headers, data: data, request: request)
     case .immediate, .delayed:
-      let answer = try target.sample.resolve(fixtures: fixtures)
+      let sample = scenario.flatMap { target.scenarios[$0] } ?? target.sample
+      let answer = try sample.resolve(fixtures: fixtures)
       if case .delayed(let delay) = stub { try await Task.sleep(for: delay) }
       if let delay = answer.delay { try await Task.sleep(for: delay) }
       if let failure = answer.failure { throw failure }
       return Response(
         statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
     }
+  }
+
+  private func load(_ request: URLRequest, _ target: Target) async throws -> Response {
+    let (data, http) = try await withTimeout(target.timeout) { [transport] in
+      try await transport.send(request)
+    }
+    var headers: [String: String] = [:]
+    for (name, value) in http.allHeaderFields {
+      if let name = name as? String, let value = value as? String { headers[name] = value }
+    }
+    return Response(statusCode: http.statusCode, headers: headers, data: data, request: request)
+  }
+
+  // MARK: - Cache
+
+  /// The cache when this target's request may use it: a cache is set, the policy is not
+  /// `.never`, the request is a `GET` and it goes to the network.
+  private func usableCache(_ target: Target, _ request: URLRequest?) -> (any ResponseCache)? {
+    guard let cache, target.cachePolicy != .never, case .never = stub,
+      (request?.httpMethod ?? "GET") == "GET"
+    else { return nil }
+    return cache
+  }
+
+  /// Keeps a decoded 2xx network response. A failed write only means a later miss.
+  private func store(_ response: Response, _ target: Target) async {
+    guard !response.isFromCache, (200...299).contains(response.statusCode),
+      let request = response.request, let cache = usableCache(target, request)
+    else { return }
+    try? await cache.store(response, for: request)
   }
 
   /// Runs `body`, failing with `URLError(.timedOut)` after `seconds` (FoundationNetworking does

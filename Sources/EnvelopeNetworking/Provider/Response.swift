@@ -15,6 +15,8 @@ public struct Response: Sendable, CustomStringConvertible {
   public var data: Data
   /// The request sent, after plugins prepared it.
   public var request: URLRequest?
+  /// Whether this came from the provider's `ResponseCache` instead of the network.
+  public var isFromCache: Bool
 
   /// Creates a response.
   ///
@@ -23,13 +25,16 @@ public struct Response: Sendable, CustomStringConvertible {
   ///   - headers: the headers.
   ///   - data: the body.
   ///   - request: the request.
+  ///   - isFromCache: whether it came from a cache.
   public init(
-    statusCode: Int, headers: [String: String] = [:], data: Data, request: URLRequest? = nil
+    statusCode: Int, headers: [String: String] = [:], data: Data, request: URLRequest? = nil,
+    isFromCache: Bool = false
   ) {
     self.statusCode = statusCode
     self.headers = headers
     self.data = data
     self.request = request
+    self.isFromCache = isFromCache
   }
 
   /// The body as UTF-8 text, cut at 500 characters.

@@ -58,6 +58,11 @@ public protocol TargetType: Sendable {
   var envelope: EnvelopeFormat? { get }
   /// What a stub answers; default 200 with an empty body.
   var sample: StubResponse { get }
+  /// Named alternatives to `sample` for tests, e.g. `["expired": .fixture("auth/expired")]`;
+  /// a provider created with `scenario:` answers from the one it names. Default none.
+  var scenarios: [String: StubResponse] { get }
+  /// Whether and how responses are cached; default `.never`. Needs a provider `cache`.
+  var cachePolicy: CachePolicy { get }
   /// HTTP statuses accepted as success; default 200...299.
   var validStatusCodes: ClosedRange<Int> { get }
   /// The request timeout in seconds; default 60.
@@ -75,6 +80,10 @@ extension TargetType {
   public var envelope: EnvelopeFormat? { nil }
   /// 200 with an empty body.
   public var sample: StubResponse { .body(Data()) }
+  /// No scenarios.
+  public var scenarios: [String: StubResponse] { [:] }
+  /// `.never`.
+  public var cachePolicy: CachePolicy { .never }
   /// 200...299.
   public var validStatusCodes: ClosedRange<Int> { 200...299 }
   /// 60 seconds.

@@ -15,6 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 USER = {"id": 1, "name": "Ada"}
+COUNTER = {"value": 0}
+COUNTER_LOCK = threading.Lock()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -23,10 +25,12 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def send(self, status, body=b"", content_type="application/json"):
+    def send(self, status, body=b"", content_type="application/json", headers=()):
         if isinstance(body, (dict, list)):
             body = json.dumps(body).encode()
         self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
         if status not in (204, 205):
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
@@ -65,6 +69,16 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/big":
             blob = "x" * (10 * 1024 * 1024)
             self.send(200, {"code": 0, "msg": "ok", "data": {"blob": blob}})
+        elif route == "/counter":
+            with COUNTER_LOCK:
+                COUNTER["value"] += 1
+                value = COUNTER["value"]
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": value}})
+        elif route == "/login":
+            account = json.loads(body or b"{}")
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "name": account.get("name", ""), "token": "secret-" + account.get("name", ""),
+            }}, headers=[("Set-Cookie", "session=abc123; HttpOnly"), ("X-Request-Id", "42")])
         elif route == "/echo":
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "method": self.command,

@@ -1,6 +1,7 @@
 import EnvelopeKit
 import EnvelopeNetworking
 import Foundation
+import LoopbackServer
 import Testing
 
 #if canImport(FoundationNetworking)

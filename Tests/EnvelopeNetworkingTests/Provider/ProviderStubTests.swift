@@ -1,0 +1,209 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The package's `Fixtures/` folder, found from this file.
+let packageFixtures = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent()
+  .appendingPathComponent("Fixtures")
+
+struct DemoUser: Decodable, Equatable, Sendable {
+  var id: Int
+  var name: String
+}
+
+/// Endpoints answered only by stubs.
+enum StubAPI: TargetType {
+  case me, missingFixture, offline, notFound, interactionError, inline
+
+  var baseURL: URL { URL(string: "https://api.example.com")! }
+  var path: String { "/\(self)" }
+  var headers: [String: String] { ["Authorization": "Bearer secret", "X-Api-Key": "k-123"] }
+  var sample: StubResponse {
+    switch self {
+    case .me: .fixture("demo/user")
+    case .missingFixture: .fixture("demo/no-such-file")
+    case .offline: .failure(URLError(.notConnectedToInternet))
+    case .notFound: .body(Data(#"{"code":404,"msg":"nope"}"#.utf8), status: 404)
+    case .interactionError: .fixture("demo/expired")
+    case .inline: .body(Data(#"{"code":0,"msg":"ok","data":{"id":7,"name":"Inline"}}"#.utf8))
+    }
+  }
+  var scenarios: [String: StubResponse] {
+    switch self {
+    case .me: ["expired": .fixture("demo/expired"), "offline": .failure(URLError(.timedOut))]
+    default: [:]
+    }
+  }
+}
+
+/// Records every hook call as `name:hook`.
+final class HookLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var entries: [String] = []
+  func add(_ entry: String) { lock.withLock { entries.append(entry) } }
+  var all: [String] { lock.withLock { entries } }
+}
+
+struct RecordingPlugin: Plugin {
+  let name: String
+  let log: HookLog
+  var failSuccesses = false
+  var retries = 0
+
+  func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    log.add("\(name):prepare")
+    var request = request
+    request.setValue(name, forHTTPHeaderField: "X-Plugin-\(name)")
+    return request
+  }
+  func willSend(_ request: URLRequest, target: any TargetType) async {
+    log.add("\(name):willSend:\(request.value(forHTTPHeaderField: "X-Plugin-A") ?? "-")")
+  }
+  func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
+    log.add("\(name):didReceive")
+  }
+  func process(_ result: Result<Response, ProviderError>, target: any TargetType) async
+    -> Result<Response, ProviderError>
+  {
+    log.add("\(name):process")
+    guard failSuccesses, case .success(let response) = result else { return result }
+    return .failure(.status(response))
+  }
+  func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration? {
+    log.add("\(name):retry:\(attempt)")
+    return attempt <= retries ? .milliseconds(1) : nil
+  }
+}
+
+@Suite struct ProviderStubTests {
+  let provider = Provider<StubAPI>(stub: .immediate, fixtures: packageFixtures)
+
+  @Test func fixtureStubDecodesThroughTheEnvelope() async throws {
+    let user = try await provider.request(.me, as: DemoUser.self)
+    #expect(user == DemoUser(id: 18, name: "Ada Lovelace"))
+  }
+
+  @Test func inlineStubDecodes() async throws {
+    #expect(
+      try await provider.request(.inline, as: DemoUser.self) == DemoUser(id: 7, name: "Inline"))
+  }
+
+  @Test func namedScenarioReplacesTheSample() async throws {
+    let expired = provider.scenario("expired")
+    #expect(expired.scenario == "expired")
+    do {
+      _ = try await expired.request(.me, as: DemoUser.self)
+      Issue.record("expected a business failure")
+    } catch ProviderError.business(let code, let message, let response) {
+      #expect(code == 1001)
+      #expect(message == "token expired")
+      #expect(response.statusCode == 200)
+    }
+    let timedOut = provider.scenario("offline")
+    await #expect(throws: ProviderError.self) { try await timedOut.request(.me, as: DemoUser.self) }
+  }
+
+  @Test func targetWithoutTheScenarioAnswersItsSample() async throws {
+    let expired = provider.scenario("expired")
+    #expect(
+      try await expired.request(.inline, as: DemoUser.self) == DemoUser(id: 7, name: "Inline"))
+    #expect(try await expired.scenario(nil).request(.me, as: DemoUser.self).id == 18)
+  }
+
+  @Test func missingFixtureNamesTheSearchedPath() async throws {
+    do {
+      _ = try await provider.response(.missingFixture)
+      Issue.record("expected fixtureNotFound")
+    } catch ProviderError.fixtureNotFound(let path) {
+      #expect(path == packageFixtures.appendingPathComponent("demo/no-such-file.json").path)
+    }
+  }
+
+  @Test func stubbedTransportFailureUnwrapsTheURLError() async throws {
+    do {
+      _ = try await provider.response(.offline)
+      Issue.record("expected a transport error")
+    } catch ProviderError.transport(let error) {
+      #expect(error.code == .notConnectedToInternet)
+    }
+  }
+
+  @Test func stubbedStatusIsValidatedLikeTheNetwork() async throws {
+    do {
+      _ = try await provider.request(.notFound, as: DemoUser.self)
+      Issue.record("expected a status error")
+    } catch ProviderError.status(let response) {
+      #expect(response.statusCode == 404)
+      #expect(response.bodyPreview == #"{"code":404,"msg":"nope"}"#)
+      #expect(response.request?.url?.absoluteString == "https://api.example.com/notFound")
+    }
+  }
+
+  @Test func interactionFixtureKeepsStatusAndHeaders() async throws {
+    let response = try await provider.response(.interactionError)
+    #expect(response.statusCode == 200)
+    #expect(response.headers["Content-Type"] == "application/json")
+    let status = try LenientDecoder().envelopeStatus(from: response.data)
+    #expect(status.code == 1001)
+  }
+
+  @Test func delayedStubWaitsAndCanBeCancelled() async throws {
+    let slow = Provider<StubAPI>(stub: .delayed(.milliseconds(300)), fixtures: packageFixtures)
+    let clock = ContinuousClock()
+    let started = clock.now
+    _ = try await slow.response(.inline)
+    #expect(clock.now - started >= .milliseconds(300))
+
+    let task = Task { try await slow.response(.inline) }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+  }
+
+  @Test func pluginsRunInTheDocumentedOrder() async throws {
+    let log = HookLog()
+    let plugins = [RecordingPlugin(name: "A", log: log), RecordingPlugin(name: "B", log: log)]
+    let provider = Provider<StubAPI>(plugins: plugins, stub: .immediate, fixtures: packageFixtures)
+    let response = try await provider.response(.inline)
+    #expect(response.request?.value(forHTTPHeaderField: "X-Plugin-B") == "B")
+    #expect(
+      log.all == [
+        "A:prepare", "B:prepare", "A:willSend:A", "B:willSend:A", "A:didReceive", "B:didReceive",
+        "A:process", "B:process",
+      ])
+  }
+
+  @Test func processCanTurnASuccessIntoAFailureAndRetryCountsAttempts() async throws {
+    let log = HookLog()
+    let plugin = RecordingPlugin(name: "P", log: log, failSuccesses: true, retries: 2)
+    let provider = Provider<StubAPI>(plugins: [plugin], stub: .immediate, fixtures: packageFixtures)
+    await #expect(throws: ProviderError.self) { try await provider.response(.inline) }
+    #expect(log.all.filter { $0.hasPrefix("P:retry") } == ["P:retry:1", "P:retry:2", "P:retry:3"])
+    #expect(log.all.filter { $0 == "P:prepare" }.count == 3)
+  }
+
+  @Test func loggingPluginRedactsSecretsAndReportsTheResponse() async throws {
+    let lines = HookLog()
+    let logging = LoggingPlugin(redacting: ["x-api-key"]) { lines.add($0) }
+    let provider = Provider<StubAPI>(
+      plugins: [logging], stub: .immediate, fixtures: packageFixtures)
+    _ = try await provider.response(.inline)
+    let sent = try #require(lines.all.first)
+    #expect(
+      sent
+        == "→ GET https://api.example.com/inline Authorization: <redacted>, X-Api-Key: <redacted>")
+    let received = try #require(lines.all.last)
+    #expect(received.hasPrefix("← 200 GET https://api.example.com/inline ("))
+    #expect(received.hasSuffix(" ms, 53 bytes)"))
+    #expect(!lines.all.joined().contains("secret") && !lines.all.joined().contains("k-123"))
+
+    _ = try? await provider.response(.offline)
+    #expect(lines.all.last?.hasPrefix("← failed: transport(") == true)
+  }
+}
