@@ -49,7 +49,7 @@ struct CachedTarget: TargetType {
   let folder = temporaryFolder()
 
   func request(_ url: String, token: String? = nil) -> URLRequest {
-    var request = URLRequest(url: URL(string: url)!)
+    var request = URLRequest(url: URL(string: url) ?? URL(fileURLWithPath: "/"))
     request.httpMethod = "GET"
     if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
     return request

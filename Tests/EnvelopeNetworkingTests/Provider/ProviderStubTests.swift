@@ -22,7 +22,7 @@ struct DemoUser: Decodable, Equatable, Sendable {
 enum StubAPI: TargetType {
   case me, missingFixture, offline, notFound, interactionError, inline
 
-  var baseURL: URL { URL(string: "https://api.example.com")! }
+  var baseURL: URL { URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/") }
   var path: String { "/\(self)" }
   var headers: [String: String] { ["Authorization": "Bearer secret", "X-Api-Key": "k-123"] }
   var sample: StubResponse {
