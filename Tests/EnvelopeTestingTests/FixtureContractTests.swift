@@ -8,6 +8,7 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
   @Test func fixtureRootIsFoundFromTheTestFile() throws {
     let root = try #require(FixtureRoot.find())
     #expect(root.lastPathComponent == "Fixtures")
+    #expect(FixtureRoot.find(from: "/nowhere/Tests/x.swift") == nil)
   }
 
   @Test func matchingFixtureDecodesStrictly() throws {
@@ -16,17 +17,77 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     #expect(user == ContractUser(id: 18, name: "Ada", email: "ada@example.com"))
   }
 
-  @Test func driftIsExplainedWithPathAndReport() throws {
+  @Test func interactionFixtureDecodesItsResponseBody() throws {
+    let user = try FixtureContract.decode(
+      ContractUser.self, fixture: "contracts/users/bob.json", envelope: .default)
+    #expect(user == ContractUser(id: 19, name: "Bob", email: nil))
+  }
+
+  @Test func keyPathDecodesWithoutAnEnvelope() throws {
+    let name = try FixtureContract.decode(
+      String.self, fixture: "contracts/users/ada.json", at: "data.name")
+    #expect(name == "Ada")
+  }
+
+  @Test func folderHelperListsFixturesSorted() {
+    #expect(
+      FixtureRoot.fixtures(in: "contracts/users") == [
+        "contracts/users/ada.json", "contracts/users/bob.json", "contracts/users/cy.json",
+      ])
+    #expect(FixtureRoot.fixtures(in: "envelopes", excluding: ["manifest.json"]).count == 35)
+    #expect(FixtureRoot.fixtures(in: "no-such-folder").isEmpty)
+  }
+
+  @Test(arguments: FixtureRoot.fixtures(in: "contracts/users"))
+  func everyUserFixtureDecodes(fixture: String) {
+    let user = FixtureContract.expectDecodes(
+      ContractUser.self, fixture: fixture, envelope: .default)
+    #expect(user != nil)
+  }
+
+  @Test func typeDriftNamesPathTypeFoundValueLineAndReport() throws {
     let error = try #require(throws: ContractFailure.self) {
       try FixtureContract.decode(
-        ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
+        ContractUser.self, fixture: "contracts/drift/id_as_string.json", envelope: .default)
     }
     #expect(
-      error.message.hasPrefix(
-        "envelopes/drift_id_as_string.json: at data.id: expected Int: Expected to decode Int but found a string instead."
-      ))
-    #expect(error.message.contains("Lenient decoding still succeeds; drift:"))
-    #expect(error.message.contains(#"data.id  coerced  Int       string "18""#))
+      error.message == """
+        contracts/drift/id_as_string.json: data.id: expected Int, found string "18" at line 5, column 11
+          Expected to decode Int but found a string instead.
+        Lenient decoding still succeeds; drift:
+        path     kind     expected  found
+        data.id  coerced  Int       string "18"
+        """)
+  }
+
+  @Test func missingKeyShowsTheObjectThatLacksIt() throws {
+    let error = try #require(throws: ContractFailure.self) {
+      try FixtureContract.decode(
+        ContractUser.self, fixture: "contracts/drift/missing_name.json", envelope: .default)
+    }
+    #expect(
+      error.message == """
+        contracts/drift/missing_name.json: data.name: missing key "name" in object {"id": 18} at line 1, column 34
+        Lenient decoding still succeeds; drift:
+        path       kind       expected  found
+        data.name  defaulted  String    missing
+        """)
+  }
+
+  @Test func driftInAnInteractionIsLocatedInTheFile() throws {
+    let error = try #require(throws: ContractFailure.self) {
+      try FixtureContract.decode(
+        ContractUser.self, fixture: "contracts/drift/interaction_null_name.json", envelope: .default
+      )
+    }
+    #expect(
+      error.message == """
+        contracts/drift/interaction_null_name.json: data.name: expected String, found null at line 11, column 17
+          Cannot get value of type String -- found null value instead
+        Lenient decoding still succeeds; drift:
+        path       kind       expected  found
+        data.name  defaulted  String    null
+        """)
   }
 
   @Test func missingFixtureNamesThePath() throws {
@@ -38,10 +99,46 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     )
   }
 
-  @Test func expectDecodesRecordsAnIssueOnDrift() {
+  @Test func expectedBusinessFailurePasses() throws {
+    let status = try FixtureContract.businessFailure(
+      fixture: "contracts/errors/expired.json", code: 1001)
+    #expect(status.message == "token expired")
+    #expect(FixtureContract.expectBusinessFailure(fixture: "contracts/errors/expired.json") != nil)
+  }
+
+  @Test func businessFailureAssertionExplainsAMismatch() throws {
+    let wrongCode = try #require(throws: ContractFailure.self) {
+      try FixtureContract.businessFailure(fixture: "contracts/errors/expired.json", code: 401)
+    }
+    #expect(
+      wrongCode.message
+        == #"contracts/errors/expired.json: expected business code 401, found failure(code: 1001, message: "token expired")"#
+    )
+    let success = try #require(throws: ContractFailure.self) {
+      try FixtureContract.businessFailure(fixture: "contracts/users/ada.json")
+    }
+    #expect(
+      success.message
+        == #"contracts/users/ada.json: expected a business failure, found success(code: 0, message: "ok")"#
+    )
+  }
+
+  @Test func expectDecodesRecordsTheMessageAsAnIssue() {
     withKnownIssue {
       FixtureContract.expectDecodes(
-        ContractUser.self, fixture: "envelopes/drift_id_as_string.json", envelope: .default)
+        ContractUser.self, fixture: "contracts/drift/missing_name.json", envelope: .default)
+    } matching: { issue in
+      issue.comments.map(\.rawValue) == [
+        """
+        contracts/drift/missing_name.json: data.name: missing key "name" in object {"id": 18} at line 1, column 34
+        Lenient decoding still succeeds; drift:
+        path       kind       expected  found
+        data.name  defaulted  String    missing
+        """
+      ]
+    }
+    withKnownIssue {
+      FixtureContract.expectBusinessFailure(fixture: "contracts/users/ada.json")
     }
   }
 }

@@ -34,6 +34,11 @@ public struct JSONReaderError: Error, Equatable, Sendable, CustomStringConvertib
   init(_ reason: Reason, offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
     self.reason = reason
     self.offset = offset
+    (line, column) = Self.lineAndColumn(of: offset, in: bytes)
+  }
+
+  /// The 1-based line and byte column of `offset`.
+  static func lineAndColumn(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
     var line = 1
     var lineStart = 0
     var i = 0
@@ -45,8 +50,7 @@ public struct JSONReaderError: Error, Equatable, Sendable, CustomStringConvertib
       }
       i += 1
     }
-    self.line = line
-    self.column = offset - lineStart + 1
+    return (line, offset - lineStart + 1)
   }
 
   /// What went wrong, without the position: `invalid number`.

@@ -90,30 +90,13 @@ extension StubResponse {
       guard let data = FileManager.default.contents(atPath: file.path) else {
         throw ProviderError.fixtureNotFound(file.path)
       }
-      if let interaction = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-        let response = interaction["response"] as? [String: Any],
-        let recordedStatus = response["status"] as? Int
-      {
-        return try Self.answer(from: response, status: recordedStatus)
+      guard let interaction = try Interaction.read(data) else {
+        return StubAnswer(status: status, headers: headers, body: data)
       }
-      return StubAnswer(status: status, headers: headers, body: data)
+      return StubAnswer(
+        status: interaction.status, headers: interaction.headers, body: interaction.body,
+        delay: interaction.delayMilliseconds.map { .milliseconds($0) },
+        failure: interaction.error.map { URLError($0) })
     }
-  }
-
-  private static func answer(from response: [String: Any], status: Int) throws -> StubAnswer {
-    var body = Data()
-    if let text = response["bodyText"] as? String {
-      body = Data(text.utf8)
-    } else if let json = response["body"], !(json is NSNull) {
-      body = try JSONSerialization.data(
-        withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
-    }
-    let delay = (response["delayMilliseconds"] as? Int).map { Duration.milliseconds($0) }
-    let failure = (response["error"] as? Int).map {
-      URLError(URLError.Code(rawValue: $0) ?? .unknown)
-    }
-    return StubAnswer(
-      status: status, headers: response["headers"] as? [String: String] ?? [:], body: body,
-      delay: delay, failure: failure)
   }
 }

@@ -58,7 +58,7 @@ public struct MultipartPart: Sendable {
 
 extension RequestTask {
   /// Applies the task to a request for `url`.
-  func apply(to request: inout URLRequest, url: URL, boundary: String = UUID().uuidString) throws {
+  func apply(to request: inout URLRequest, url: URL) throws {
     switch self {
     case .plain:
       break
@@ -67,7 +67,9 @@ extension RequestTask {
       components?.percentEncodedQuery = Self.encode(parameters)
       request.url = components?.url ?? url
     case .json(let value):
-      request.httpBody = try JSONEncoder().encode(value)
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .sortedKeys  // the same value always gives the same bytes
+      request.httpBody = try encoder.encode(value)
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     case .form(let parameters):
       request.httpBody = Data(Self.encode(parameters).utf8)
@@ -76,6 +78,7 @@ extension RequestTask {
       request.httpBody = data
       request.setValue(contentType, forHTTPHeaderField: "Content-Type")
     case .multipart(let parts):
+      let boundary = Self.boundary(for: parts)
       var body = Data()
       for part in parts {
         body.append(Data("--\(boundary)\r\n".utf8))
@@ -94,6 +97,21 @@ extension RequestTask {
       request.setValue(
         "multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
     }
+  }
+
+  /// A boundary derived from the parts' contents: the same parts always give the same body (so
+  /// recorded requests replay), and a part cannot contain its own digest by chance.
+  static func boundary(for parts: [MultipartPart]) -> String {
+    var digestInput = Data()
+    for part in parts {
+      for field in [part.name, part.fileName ?? "", part.contentType ?? ""] {
+        digestInput.append(Data(field.utf8))
+        digestInput.append(0)
+      }
+      digestInput.append(Data(String(part.data.count).utf8))
+      digestInput.append(part.data)
+    }
+    return "EnvelopeKit-" + SHA256.hex(digestInput).prefix(32)
   }
 
   /// `a=1&b=x%20y`, keys sorted, RFC 3986 unreserved characters kept.

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Where a value sits in a JSON text, for messages that point at it: its kind, a short snippet
+/// of its source, and its line and column.
+package struct JSONLocation: Equatable, Sendable {
+  /// `string`, `number`, `object`, `array`, `bool` or `null`.
+  package var kind: String
+  /// The value's source text, cut at 40 characters.
+  package var snippet: String
+  /// The byte offset of the value's first byte.
+  package var offset: Int
+  /// 1-based line.
+  package var line: Int
+  /// 1-based column, in bytes.
+  package var column: Int
+  /// How many steps of the requested path were found (all of them, unless a key is missing).
+  package var depth: Int
+
+  /// `string "18" at line 4, column 11`; `null at line 2, column 9`.
+  package var description: String {
+    (kind == "null" ? kind : "\(kind) \(snippet)") + " at line \(line), column \(column)"
+  }
+
+  /// Follows a coding path through `data` as far as it goes.
+  ///
+  /// - Parameters:
+  ///   - path: keys by `stringValue` in objects, `intValue` in arrays.
+  ///   - data: the JSON text.
+  ///   - prefix: object keys leading to where `path` starts, e.g. `["response", "body"]`.
+  /// - Returns: the deepest value reached, or nil when `data` is not JSON or `prefix` is missing.
+  package static func locate(
+    _ path: [any CodingKey], in data: Data, under prefix: [String] = []
+  ) -> JSONLocation? {
+    guard let document = try? JSONDocument(data: data, maxDepth: 10_000) else { return nil }
+    var index = 0
+    for key in prefix {
+      guard document.kind(index) == .object,
+        let found = document.valueIndex(forKey: key, inObject: index)
+      else { return nil }
+      index = found
+    }
+    var depth = 0
+    for key in path {
+      var found: Int?
+      switch document.kind(index) {
+      case .object: found = document.valueIndex(forKey: key.stringValue, inObject: index)
+      case .array: found = key.intValue.flatMap { document.elementIndex($0, inArray: index) }
+      default: found = nil
+      }
+      guard let found else { break }
+      index = found
+      depth += 1
+    }
+    return document.location(of: index, depth: depth)
+  }
+}
+
+extension JSONDocument {
+  fileprivate func location(of index: Int, depth: Int) -> JSONLocation {
+    let token = tokens[index]
+    let kind: String
+    var start = Int(token.start)
+    var end = Int(token.end)
+    switch token.kind {
+    case .string:
+      kind = "string"
+      start -= 1
+      end += 1
+    case .number: kind = "number"
+    case .true, .false: kind = "bool"
+    case .null: kind = "null"
+    case .array: kind = "array"
+    case .object: kind = "object"
+    }
+    let text = String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self)
+    let snippet = text.count > 40 ? String(text.prefix(40)) + "…" : text
+    let (line, column) = JSONReaderError.lineAndColumn(of: start, in: bytes)
+    return JSONLocation(
+      kind: kind, snippet: snippet, offset: start, line: line, column: column, depth: depth)
+  }
+}

@@ -1,0 +1,245 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One recorded HTTP exchange, as stored in an interaction fixture file (see `Fixtures/README.md`).
+///
+/// Stubs (`StubResponse.fixture`), contract tests, and the recording and replay transports of
+/// EnvelopeTesting all read and write this one format.
+public struct Interaction: Sendable, Equatable {
+  /// What identifies a request when replaying: method, path, sorted query and body hash.
+  public struct Request: Sendable, Hashable, CustomStringConvertible {
+    /// The method, upper-case.
+    public var method: String
+    /// The URL path, e.g. `/users/ada`.
+    public var path: String
+    /// The percent-encoded query with its `name=value` pairs sorted, or nil for none.
+    public var query: String?
+    /// The SHA-256 of the body in hex, or nil for no body.
+    public var bodySHA256: String?
+
+    /// Creates a request key.
+    ///
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: the path.
+    ///   - query: the query; its pairs are sorted here.
+    ///   - bodySHA256: the body hash.
+    public init(method: String, path: String, query: String? = nil, bodySHA256: String? = nil) {
+      self.method = method.uppercased()
+      self.path = path.isEmpty ? "/" : path
+      self.query = query.flatMap { $0.isEmpty ? nil : Self.sortedQuery($0) }
+      self.bodySHA256 = bodySHA256
+    }
+
+    /// The key of a `URLRequest`.
+    ///
+    /// - Parameter request: the request.
+    public init(_ request: URLRequest) {
+      let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
+      self.init(
+        method: request.httpMethod ?? "GET", path: components?.percentEncodedPath ?? "/",
+        query: components?.percentEncodedQuery,
+        bodySHA256: request.httpBody.flatMap { $0.isEmpty ? nil : SHA256.hex($0) })
+    }
+
+    /// A stable file name: `GET_users_ada`, plus `_` and 8 hex digits of the query and body
+    /// hash when there are any.
+    public var fileName: String {
+      let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
+      let slug = path.split(separator: "/").map { part in
+        String(part.map { allowed.contains($0) ? $0 : "-" })
+      }.joined(separator: "_")
+      var name = method + "_" + (slug.isEmpty ? "root" : slug)
+      if query != nil || bodySHA256 != nil {
+        let identity = (query ?? "") + "\n" + (bodySHA256 ?? "")
+        name += "_" + SHA256.hex(Data(identity.utf8)).prefix(8)
+      }
+      return name
+    }
+
+    /// `POST /login?a=1 (body 3f2a…)`.
+    public var description: String {
+      var text = method + " " + path
+      if let query { text += "?" + query }
+      if let bodySHA256 { text += " (body \(bodySHA256.prefix(12))…)" }
+      return text
+    }
+
+    private static func sortedQuery(_ query: String) -> String {
+      query.split(separator: "&", omittingEmptySubsequences: true).map(String.init).sorted()
+        .joined(separator: "&")
+    }
+  }
+
+  /// The request this answers; nil in a file written by hand for stubs.
+  public var request: Request?
+  /// The request's headers, for review only (never matched on); written redacted.
+  public var requestHeaders: [String: String] = [:]
+  /// The HTTP status.
+  public var status: Int
+  /// The response headers.
+  public var headers: [String: String]
+  /// The response body.
+  public var body: Data
+  /// A delay before answering, in milliseconds.
+  public var delayMilliseconds: Int?
+  /// A transport error to fail with instead of answering.
+  public var error: URLError.Code?
+
+  /// Creates an interaction.
+  ///
+  /// - Parameters:
+  ///   - request: the request key.
+  ///   - status: the status.
+  ///   - headers: the headers.
+  ///   - body: the body.
+  ///   - delayMilliseconds: a delay.
+  ///   - error: a transport error.
+  public init(
+    request: Request?, status: Int, headers: [String: String] = [:], body: Data = Data(),
+    delayMilliseconds: Int? = nil, error: URLError.Code? = nil
+  ) {
+    self.request = request
+    self.status = status
+    self.headers = headers
+    self.body = body
+    self.delayMilliseconds = delayMilliseconds
+    self.error = error
+  }
+
+  /// Reads an interaction file.
+  ///
+  /// - Parameter fileContents: the file.
+  /// - Returns: the interaction, or nil when the file is a body-only fixture (not a JSON object
+  ///   with a `response` object holding an integer `status`).
+  /// - Throws: `InteractionFileError` when it is an interaction with a malformed field.
+  public static func read(_ fileContents: Data) throws -> Interaction? {
+    guard let json = try? JSON(data: fileContents), let response = json["response"],
+      let status = response["status"]?.numberValue?.intValue
+    else { return nil }
+    var headers: [String: String] = [:]
+    for (name, value) in response["headers"]?.objectValue ?? JSONObject() {
+      guard let text = value.stringValue else { throw InteractionFileError("headers.\(name)") }
+      headers[name] = text
+    }
+    var body = Data()
+    if let text = response["bodyText"]?.stringValue {
+      body = Data(text.utf8)
+    } else if let encoded = response["bodyBase64"]?.stringValue {
+      guard let data = Data(base64Encoded: encoded) else {
+        throw InteractionFileError("response.bodyBase64")
+      }
+      body = data
+    } else if let value = response["body"] {
+      body = Data(value.rawText.utf8)
+    }
+    var request: Request?
+    if let recorded = json["request"], let method = recorded["method"]?.stringValue {
+      request = Request(
+        method: method, path: recorded["path"]?.stringValue ?? "/",
+        query: recorded["query"]?.stringValue, bodySHA256: recorded["bodySHA256"]?.stringValue)
+    }
+    var interaction = Interaction(
+      request: request, status: status, headers: headers, body: body,
+      delayMilliseconds: response["delayMilliseconds"]?.numberValue?.intValue,
+      error: response["error"]?.numberValue?.intValue.map(Self.errorCode))
+    for (name, value) in json["request"]?["headers"]?.objectValue ?? JSONObject() {
+      interaction.requestHeaders[name] = value.stringValue
+    }
+    return interaction
+  }
+
+  /// The file text: pretty-printed, keys sorted, a JSON body embedded as JSON (a UTF-8 text body
+  /// as `bodyText`, anything else as `bodyBase64`), and secrets replaced by `<redacted>`.
+  ///
+  /// - Parameters:
+  ///   - redactingHeaders: request and response header names to redact (case-insensitive).
+  ///   - redactingFields: JSON object keys to redact anywhere in the body (case-insensitive).
+  /// - Returns: UTF-8 text ending in a newline.
+  public func fileContents(
+    redactingHeaders: Set<String> = [], redactingFields: Set<String> = []
+  ) -> Data {
+    let hiddenHeaders = Set(redactingHeaders.map { $0.lowercased() })
+    let hiddenFields = Set(redactingFields.map { $0.lowercased() })
+    var response = JSONObject()
+    response.append("status", .number(JSONNumber(status)))
+    var headerObject = JSONObject()
+    for (name, value) in headers {
+      headerObject.append(
+        name, .string(hiddenHeaders.contains(name.lowercased()) ? Self.redacted : value))
+    }
+    if headerObject.count > 0 { response.append("headers", .object(headerObject)) }
+    if !body.isEmpty {
+      if let json = try? JSON(data: body) {
+        response.append("body", Self.redact(json, fields: hiddenFields))
+      } else if let text = String(data: body, encoding: .utf8) {
+        response.append("bodyText", .string(text))
+      } else {
+        response.append("bodyBase64", .string(body.base64EncodedString()))
+      }
+    }
+    if let delayMilliseconds {
+      response.append("delayMilliseconds", .number(JSONNumber(delayMilliseconds)))
+    }
+    if let error { response.append("error", .number(JSONNumber(error.rawValue))) }
+    var file = JSONObject()
+    if let request {
+      var object = JSONObject()
+      object.append("method", .string(request.method))
+      object.append("path", .string(request.path))
+      if let query = request.query { object.append("query", .string(query)) }
+      if let hash = request.bodySHA256 { object.append("bodySHA256", .string(hash)) }
+      var sentHeaders = JSONObject()
+      for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
+        sentHeaders.append(
+          name, .string(hiddenHeaders.contains(name.lowercased()) ? Self.redacted : value))
+      }
+      if sentHeaders.count > 0 { object.append("headers", .object(sentHeaders)) }
+      file.append("request", .object(object))
+    }
+    file.append("response", .object(response))
+    return Data((JSON.object(file).prettyText() + "\n").utf8)
+  }
+
+  /// The code for a number (`Code(rawValue:)` is failable on Linux only).
+  private static func errorCode(_ number: Int) -> URLError.Code {
+    let code: URLError.Code? = URLError.Code(rawValue: number)
+    return code ?? .unknown
+  }
+
+  /// What replaces a redacted value.
+  public static let redacted = "<redacted>"
+
+  private static func redact(_ value: JSON, fields: Set<String>) -> JSON {
+    guard !fields.isEmpty else { return value }
+    switch value {
+    case .array(let elements):
+      return .array(elements.map { redact($0, fields: fields) })
+    case .object(let object):
+      var copy = JSONObject()
+      for (key, child) in object {
+        copy.append(
+          key, fields.contains(key.lowercased()) ? .string(redacted) : redact(child, fields: fields)
+        )
+      }
+      return .object(copy)
+    default:
+      return value
+    }
+  }
+}
+
+/// An interaction file with a field of the wrong kind.
+public struct InteractionFileError: Error, CustomStringConvertible {
+  /// The field, e.g. `response.bodyBase64`.
+  public var field: String
+
+  init(_ field: String) { self.field = field }
+
+  /// `interaction file: malformed response.bodyBase64`.
+  public var description: String { "interaction file: malformed \(field)" }
+}

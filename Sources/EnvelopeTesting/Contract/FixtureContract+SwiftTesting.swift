@@ -1,0 +1,51 @@
+import EnvelopeKit
+import Foundation
+import Testing
+
+extension FixtureContract {
+  /// Decodes a fixture strictly; on drift records a Swift Testing issue at the caller.
+  ///
+  /// - Parameters:
+  ///   - type: the model.
+  ///   - fixture: a path below the fixture root.
+  ///   - envelope: an envelope format to unwrap, or nil.
+  ///   - path: a key path to decode at when there is no envelope.
+  ///   - filePath: the caller's `#filePath`.
+  ///   - sourceLocation: where the issue is recorded.
+  /// - Returns: the value, or nil after recording an issue.
+  @discardableResult
+  public static func expectDecodes<T: Decodable>(
+    _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
+    filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+  ) -> T? {
+    do {
+      return try decode(type, fixture: fixture, envelope: envelope, at: path, filePath: filePath)
+    } catch {
+      Issue.record("\(error)", sourceLocation: sourceLocation)
+      return nil
+    }
+  }
+
+  /// Checks a fixture holds a business failure; otherwise records an issue at the caller.
+  ///
+  /// - Parameters:
+  ///   - fixture: a path below the fixture root.
+  ///   - envelope: the envelope format.
+  ///   - code: the code expected, or nil for any failure.
+  ///   - filePath: the caller's `#filePath`.
+  ///   - sourceLocation: where the issue is recorded.
+  /// - Returns: the status, or nil after recording an issue.
+  @discardableResult
+  public static func expectBusinessFailure(
+    fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
+    filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+  ) -> EnvelopeStatus? {
+    do {
+      return try businessFailure(
+        fixture: fixture, envelope: envelope, code: code, filePath: filePath)
+    } catch {
+      Issue.record("\(error)", sourceLocation: sourceLocation)
+      return nil
+    }
+  }
+}

@@ -1,0 +1,60 @@
+#if canImport(XCTest)
+  import EnvelopeKit
+  import Foundation
+  import XCTest
+
+  extension FixtureContract {
+    /// Decodes a fixture strictly; on drift fails the running XCTest test at the caller's line.
+    ///
+    /// ```swift
+    /// func testUserContract() {
+    ///   FixtureContract.assertDecodes(User.self, fixture: "users/ada.json", envelope: .default)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: the model.
+    ///   - fixture: a path below the fixture root.
+    ///   - envelope: an envelope format to unwrap, or nil.
+    ///   - path: a key path to decode at when there is no envelope.
+    ///   - file: the caller's `#filePath` (also where the fixture root is searched from).
+    ///   - line: the caller's line.
+    /// - Returns: the value, or nil after failing the test.
+    @discardableResult
+    public static func assertDecodes<T: Decodable>(
+      _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
+      file: StaticString = #filePath, line: UInt = #line
+    ) -> T? {
+      do {
+        return try decode(
+          type, fixture: fixture, envelope: envelope, at: path, filePath: "\(file)")
+      } catch {
+        XCTFail("\(error)", file: file, line: line)
+        return nil
+      }
+    }
+
+    /// Checks a fixture holds a business failure; otherwise fails the XCTest test.
+    ///
+    /// - Parameters:
+    ///   - fixture: a path below the fixture root.
+    ///   - envelope: the envelope format.
+    ///   - code: the code expected, or nil for any failure.
+    ///   - file: the caller's `#filePath`.
+    ///   - line: the caller's line.
+    /// - Returns: the status, or nil after failing the test.
+    @discardableResult
+    public static func assertBusinessFailure(
+      fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
+      file: StaticString = #filePath, line: UInt = #line
+    ) -> EnvelopeStatus? {
+      do {
+        return try businessFailure(
+          fixture: fixture, envelope: envelope, code: code, filePath: "\(file)")
+      } catch {
+        XCTFail("\(error)", file: file, line: line)
+        return nil
+      }
+    }
+  }
+#endif

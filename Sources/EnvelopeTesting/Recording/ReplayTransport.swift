@@ -1,0 +1,130 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Answers requests from recorded interaction files, with no network.
+///
+/// A request matches a recording when method, path, sorted query and body hash are all equal
+/// (headers are not matched). Every `.json` file below `folder` that has a `request` section is
+/// a candidate; the folder is read on each request, so recordings made meanwhile count.
+///
+/// ```swift
+/// let replay = ReplayTransport(folder: FixtureRoot.find()!.appending(path: "recorded"))
+/// let provider = Provider<API>(transport: replay)
+/// ```
+public struct ReplayTransport: HTTPTransport {
+  /// The folder searched, recursively.
+  public let folder: URL
+
+  /// Creates a transport over a folder.
+  ///
+  /// - Parameter folder: the recordings.
+  public init(folder: URL) {
+    self.folder = folder
+  }
+
+  /// Answers `request` from its recording, after the recorded delay; a recorded transport error
+  /// is thrown as a `URLError`.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the recorded body and response.
+  /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
+  public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let key = Interaction.Request(request)
+    let recordings = try self.recordings()
+    guard let interaction = recordings.first(where: { $0.interaction.request == key })?.interaction
+    else {
+      throw ReplayError(request: key, folder: folder, candidates: Self.closest(to: key, recordings))
+    }
+    return try await Self.answer(request, with: interaction)
+  }
+
+  /// Plays one interaction back for `request`.
+  static func answer(_ request: URLRequest, with interaction: Interaction) async throws -> (
+    Data, HTTPURLResponse
+  ) {
+    if let delay = interaction.delayMilliseconds { try await Task.sleep(for: .milliseconds(delay)) }
+    if let code = interaction.error { throw URLError(code) }
+    guard
+      let url = request.url,
+      let response = HTTPURLResponse(
+        url: url, statusCode: interaction.status, httpVersion: "HTTP/1.1",
+        headerFields: interaction.headers)
+    else { throw URLError(.badURL) }
+    return (interaction.body, response)
+  }
+
+  /// Every interaction file below the folder, sorted by relative path.
+  func recordings() throws -> [(file: String, interaction: Interaction)] {
+    let manager = FileManager.default
+    guard let paths = manager.subpaths(atPath: folder.path) else { return [] }
+    var found: [(String, Interaction)] = []
+    for path in paths.sorted() where path.hasSuffix(".json") {
+      guard let data = manager.contents(atPath: folder.appendingPathComponent(path).path),
+        let interaction = try Interaction.read(data), interaction.request != nil
+      else { continue }
+      found.append((path, interaction))
+    }
+    return found
+  }
+
+  /// Up to three recordings, most alike first, each with what differs.
+  static func closest(
+    to key: Interaction.Request, _ recordings: [(file: String, interaction: Interaction)]
+  ) -> [ReplayError.Candidate] {
+    let scored = recordings.compactMap { file, interaction -> (Int, ReplayError.Candidate)? in
+      guard let recorded = interaction.request else { return nil }
+      var differs: [String] = []
+      var score = 0
+      if recorded.method == key.method { score += 4 } else { differs.append("method") }
+      if recorded.path == key.path {
+        score += 8
+      } else {
+        differs.append("path")
+        let shared = zip(recorded.path.split(separator: "/"), key.path.split(separator: "/"))
+          .prefix { $0 == $1 }.count
+        score += min(shared, 3)
+      }
+      if recorded.query == key.query { score += 2 } else { differs.append("query") }
+      if recorded.bodySHA256 == key.bodySHA256 { score += 1 } else { differs.append("body") }
+      return (score, ReplayError.Candidate(file: file, request: recorded, differs: differs))
+    }
+    return scored.sorted { $0.0 > $1.0 }.prefix(3).map(\.1)
+  }
+}
+
+/// No recording matched a request: the request, and the closest recordings with what differs.
+public struct ReplayError: Error, CustomStringConvertible {
+  /// A recording that nearly matched.
+  public struct Candidate: Sendable, Equatable {
+    /// Its file, relative to the folder.
+    public var file: String
+    /// Its request.
+    public var request: Interaction.Request
+    /// `method`, `path`, `query`, `body`: the parts that differ.
+    public var differs: [String]
+  }
+
+  /// The request that found no recording.
+  public var request: Interaction.Request
+  /// The folder searched.
+  public var folder: URL
+  /// The closest recordings, most alike first.
+  public var candidates: [Candidate]
+
+  /// The request, the folder and the candidates, one per line.
+  public var description: String {
+    var text = "no recorded interaction matches \(request) in \(folder.path)"
+    if candidates.isEmpty { return text + "; the folder has no recordings" }
+    text += "; closest:"
+    for candidate in candidates {
+      text +=
+        "\n  \(candidate.file): \(candidate.request) (differs: \(candidate.differs.joined(separator: ", ")))"
+    }
+    return text
+  }
+}
