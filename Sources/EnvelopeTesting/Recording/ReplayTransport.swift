@@ -107,6 +107,18 @@ public struct ReplayError: Error, CustomStringConvertible {
     public var request: Interaction.Request
     /// `method`, `path`, `query`, `body`: the parts that differ.
     public var differs: [String]
+
+    /// Creates a candidate.
+    ///
+    /// - Parameters:
+    ///   - file: the file.
+    ///   - request: its request.
+    ///   - differs: what differs.
+    public init(file: String, request: Interaction.Request, differs: [String]) {
+      self.file = file
+      self.request = request
+      self.differs = differs
+    }
   }
 
   /// The request that found no recording.
@@ -115,6 +127,18 @@ public struct ReplayError: Error, CustomStringConvertible {
   public var folder: URL
   /// The closest recordings, most alike first.
   public var candidates: [Candidate]
+
+  /// Creates the error.
+  ///
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - folder: the folder searched.
+  ///   - candidates: the closest recordings.
+  public init(request: Interaction.Request, folder: URL, candidates: [Candidate]) {
+    self.request = request
+    self.folder = folder
+    self.candidates = candidates
+  }
 
   /// The request, the folder and the candidates, one per line.
   public var description: String {

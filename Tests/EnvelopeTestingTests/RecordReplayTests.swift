@@ -1,0 +1,209 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import EnvelopeTesting
+import Foundation
+import LoopbackServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+struct LoopUser: Decodable, Equatable { var id: Int; var name: String }
+struct Login: Encodable, Sendable { var name: String }
+struct Session: Decodable, Equatable { var name: String; var token: String }
+struct EchoQuery: Decodable, Equatable { var method: String; var query: String }
+
+/// A route of a loopback server, sent with a secret Authorization header.
+struct LoopTarget: TargetType {
+  var baseURL: URL
+  var path: String
+  var method: HTTPMethod = .get
+  var task: RequestTask = .plain
+  var headers: [String: String] { ["Authorization": "Bearer s3cret"] }
+  var timeout: TimeInterval { 5 }
+}
+
+/// The values the round trip decodes, recorded and replayed.
+struct RoundTrip: Equatable {
+  var user: LoopUser
+  var session: Session
+  var echo: EchoQuery
+
+  static func run(_ provider: Provider<LoopTarget>, base: URL) async throws -> RoundTrip {
+    let user = try await provider.request(
+      LoopTarget(baseURL: base, path: "/envelope/ok"), as: LoopUser.self)
+    let session = try await provider.request(
+      LoopTarget(baseURL: base, path: "/login", method: .post, task: .json(Login(name: "ada"))),
+      as: Session.self)
+    let echo = try await provider.request(
+      LoopTarget(baseURL: base, path: "/echo", task: .query(["b": "2", "a": "x y"])),
+      as: EchoQuery.self)
+    return RoundTrip(user: user, session: session, echo: echo)
+  }
+}
+
+func makeFolder() -> URL {
+  FileManager.default.temporaryDirectory.appendingPathComponent(
+    "EnvelopeKitRecordings-\(UUID().uuidString)")
+}
+
+func text(_ folder: URL, _ name: String) throws -> String {
+  String(decoding: try Data(contentsOf: folder.appendingPathComponent(name)), as: UTF8.self)
+}
+
+@Suite(.serialized) struct RecordReplayTests {
+  @Test func recordThenReplayWithTheServerStopped() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try TestServer()
+    let recorder = try RecordingTransport(
+      folder: folder, mode: .all, redactingHeaders: ["x-request-id"], redactingFields: ["token"])
+    let recorded = try await RoundTrip.run(Provider(transport: recorder), base: server.baseURL)
+    #expect(recorded.session == Session(name: "ada", token: "secret-ada"))
+    #expect(recorded.echo == EchoQuery(method: "GET", query: "a=x%20y&b=2"))
+    server.stop()
+
+    // The server is really gone…
+    let live = Provider<LoopTarget>()
+    await #expect(throws: ProviderError.self) {
+      try await live.response(LoopTarget(baseURL: server.baseURL, path: "/envelope/ok"))
+    }
+    // …and the recordings answer with the same values; the redacted token reads as such.
+    let replayed = try await RoundTrip.run(
+      Provider(transport: ReplayTransport(folder: folder)), base: server.baseURL)
+    #expect(replayed.user == recorded.user)
+    #expect(replayed.echo == recorded.echo)
+    #expect(replayed.session == Session(name: "ada", token: "<redacted>"))
+
+    // A recording transport in `missing` mode replays too, without the network.
+    let missing = try RecordingTransport(folder: folder, mode: .missing)
+    #expect(try await RoundTrip.run(Provider(transport: missing), base: server.baseURL) == replayed)
+  }
+
+  @Test func recordingsAreRedactedSortedPrettyAndStable() async throws {
+    let first = makeFolder()
+    let second = makeFolder()
+    defer {
+      try? FileManager.default.removeItem(at: first)
+      try? FileManager.default.removeItem(at: second)
+    }
+    let server = try #require(TestServer.shared, "python3 must be available")
+    for folder in [first, second] {
+      let recorder = try RecordingTransport(
+        folder: folder, mode: .all, redactingHeaders: ["X-Request-Id"], redactingFields: ["TOKEN"])
+      _ = try await RoundTrip.run(Provider(transport: recorder), base: server.baseURL)
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: first.path).sorted()
+    #expect(names.count == 3)
+    #expect(names.contains("GET_envelope_ok.json"))
+    #expect(
+      names.contains { $0.hasPrefix("POST_login_") && $0.count == "POST_login_12345678.json".count }
+    )
+    #expect(names.contains { $0.hasPrefix("GET_echo_") })
+    for name in names {
+      #expect(try text(first, name) == text(second, name), "re-recording changed \(name)")
+    }
+    let login = try text(first, try #require(names.first { $0.hasPrefix("POST_login_") }))
+    #expect(!login.contains("s3cret") && !login.contains("secret-ada") && !login.contains("abc123"))
+    #expect(!login.contains("\"Date\"") && !login.contains("Content-Length"))
+    #expect(login.contains(#""Authorization": "<redacted>""#))
+    #expect(login.contains(#""Set-Cookie": "<redacted>""#))
+    #expect(login.contains(#""X-Request-Id": "<redacted>""#))
+    #expect(login.contains(#""token": "<redacted>""#))
+    let ok = try text(first, "GET_envelope_ok.json")
+    #expect(
+      ok.hasPrefix(
+        """
+        {
+          "request": {
+            "headers": {
+              "Authorization": "<redacted>"
+            },
+            "method": "GET",
+            "path": "/envelope/ok"
+          },
+          "response": {
+            "body": {
+              "code": 0,
+              "data": {
+                "id": 1,
+                "name": "Ada"
+              },
+              "msg": "ok"
+            },
+        """))
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: first.path).filter {
+      !$0.hasSuffix(".json")
+    }
+    #expect(leftovers.isEmpty, "atomic writes leave no temporary files")
+  }
+
+  @Test func unmatchedRequestListsTheClosestRecordings() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try #require(TestServer.shared, "python3 must be available")
+    let recorder = try RecordingTransport(folder: folder, mode: .all)
+    _ = try await RoundTrip.run(Provider(transport: recorder), base: server.baseURL)
+
+    var request = URLRequest(url: server.baseURL.appendingPathComponent("login"))
+    request.httpMethod = "POST"
+    request.httpBody = Data(#"{"name":"bob"}"#.utf8)
+    let error = try await #require(throws: ReplayError.self) {
+      try await ReplayTransport(folder: folder).send(request)
+    }
+    let loginFile = try #require(error.candidates.first?.file)
+    #expect(loginFile.hasPrefix("POST_login_"))
+    #expect(
+      error.candidates.map(\.differs) == [
+        ["body"], ["method", "path", "body"], ["method", "path", "query", "body"],
+      ])
+    #expect(
+      error.description.hasPrefix(
+        "no recorded interaction matches POST /login (body 91a73e713f3c…) in \(folder.path); closest:\n  \(loginFile): POST /login (body "
+      ))
+    #expect(error.description.hasSuffix("(differs: method, path, query, body)"))
+
+    let never = try RecordingTransport(folder: folder, mode: .never)
+    await #expect(throws: ReplayError.self) { try await never.send(request) }
+    let empty = ReplayError(request: error.request, folder: folder, candidates: [])
+    #expect(empty.description.hasSuffix("; the folder has no recordings"))
+  }
+
+  @Test func replayMatchesSortedQueriesAndPlaysRecordedFailures() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let search = Interaction(
+      request: .init(method: "get", path: "/search", query: "b=2&a=1"), status: 200,
+      body: Data(#"{"hits":3}"#.utf8))
+    let offline = Interaction(
+      request: .init(method: "GET", path: "/offline"), status: 0, delayMilliseconds: 50,
+      error: .notConnectedToInternet)
+    for interaction in [search, offline] {
+      try interaction.fileContents().write(
+        to: folder.appendingPathComponent(interaction.request!.fileName + ".json"))
+    }
+    let replay = ReplayTransport(folder: folder)
+    let (body, response) = try await replay.send(
+      URLRequest(url: URL(string: "https://example.com/search?a=1&b=2")!))
+    #expect(String(decoding: body, as: UTF8.self) == #"{"hits":3}"#)
+    #expect(response.statusCode == 200)
+    do {
+      _ = try await replay.send(URLRequest(url: URL(string: "https://example.com/offline")!))
+      Issue.record("expected a URLError")
+    } catch let error as URLError {
+      #expect(error.code == .notConnectedToInternet)
+    }
+  }
+
+  @Test func modeComesFromTheEnvironment() throws {
+    #expect(try RecordMode.fromEnvironment(default: .never) == .never)
+    setenv(RecordMode.environmentKey, "ALL", 1)
+    defer { unsetenv(RecordMode.environmentKey) }
+    #expect(try RecordingTransport(folder: makeFolder()).mode == .all)
+    setenv(RecordMode.environmentKey, "sometimes", 1)
+    let error = try #require(throws: RecordModeError.self) { try RecordMode.fromEnvironment() }
+    #expect(error.description == "ENVELOPEKIT_RECORD=sometimes is not one of missing, all, never")
+  }
+}
