@@ -18,11 +18,10 @@ extension FixtureContract {
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
     filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
   ) -> T? {
-    do {
-      return try decode(type, fixture: fixture, envelope: envelope, at: path, filePath: filePath)
-    } catch {
-      Issue.record("\(error)", sourceLocation: sourceLocation)
-      return nil
+    reporting {
+      try decode(type, fixture: fixture, envelope: envelope, at: path, filePath: filePath)
+    } fail: {
+      Issue.record("\($0)", sourceLocation: sourceLocation)
     }
   }
 
@@ -40,12 +39,10 @@ extension FixtureContract {
     fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
     filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
   ) -> EnvelopeStatus? {
-    do {
-      return try businessFailure(
-        fixture: fixture, envelope: envelope, code: code, filePath: filePath)
-    } catch {
-      Issue.record("\(error)", sourceLocation: sourceLocation)
-      return nil
+    reporting {
+      try businessFailure(fixture: fixture, envelope: envelope, code: code, filePath: filePath)
+    } fail: {
+      Issue.record("\($0)", sourceLocation: sourceLocation)
     }
   }
 }

@@ -25,12 +25,10 @@
       _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
       file: StaticString = #filePath, line: UInt = #line
     ) -> T? {
-      do {
-        return try decode(
-          type, fixture: fixture, envelope: envelope, at: path, filePath: "\(file)")
-      } catch {
-        XCTFail("\(error)", file: file, line: line)
-        return nil
+      reporting {
+        try decode(type, fixture: fixture, envelope: envelope, at: path, filePath: "\(file)")
+      } fail: {
+        XCTFail($0, file: file, line: line)
       }
     }
 
@@ -48,12 +46,10 @@
       fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
       file: StaticString = #filePath, line: UInt = #line
     ) -> EnvelopeStatus? {
-      do {
-        return try businessFailure(
-          fixture: fixture, envelope: envelope, code: code, filePath: "\(file)")
-      } catch {
-        XCTFail("\(error)", file: file, line: line)
-        return nil
+      reporting {
+        try businessFailure(fixture: fixture, envelope: envelope, code: code, filePath: "\(file)")
+      } fail: {
+        XCTFail($0, file: file, line: line)
       }
     }
   }

@@ -79,6 +79,19 @@ public enum FixtureContract {
   }
 }
 
+extension FixtureContract {
+  /// Runs a throwing check for a non-throwing assertion: the value, or nil after `fail` is
+  /// handed the failure's message.
+  static func reporting<R>(_ check: () throws -> R, fail: (String) -> Void) -> R? {
+    do {
+      return try check()
+    } catch {
+      fail("\(error)")
+      return nil
+    }
+  }
+}
+
 extension LenientDecoder {
   /// The decoder contract checks use: strict policy, defaults otherwise.
   static var strictContract: LenientDecoder {
