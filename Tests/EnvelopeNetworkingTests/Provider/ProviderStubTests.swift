@@ -82,6 +82,14 @@ struct RecordingPlugin: Plugin {
   }
 }
 
+/// A target whose body is given per test, answered by an empty stub.
+struct BodyTarget: TargetType {
+  var task: RequestTask
+  var baseURL: URL { URL(fileURLWithPath: "/") }
+  var path: String { "/upload" }
+  var method: HTTPMethod { .post }
+}
+
 @Suite struct ProviderStubTests {
   let provider = Provider<StubAPI>(stub: .immediate, fixtures: packageFixtures)
 
@@ -205,5 +213,31 @@ struct RecordingPlugin: Plugin {
 
     _ = try? await provider.response(.offline)
     #expect(lines.all.last?.hasPrefix("← failed: transport(") == true)
+  }
+
+  @Test func requestBodiesAreDeterministicSoRecordingsReplay() async throws {
+    let provider = Provider<BodyTarget>(stub: .immediate)
+    func body(_ task: RequestTask) async throws -> (Data?, String?) {
+      let request = try await provider.response(BodyTarget(task: task)).request
+      return (request?.httpBody, request?.value(forHTTPHeaderField: "Content-Type"))
+    }
+    let parts = [
+      MultipartPart(name: "note", data: Data("hi".utf8)),
+      MultipartPart(
+        name: "file", data: Data([0, 1, 2]), fileName: "a.bin",
+        contentType: "application/octet-stream"),
+    ]
+    let (first, type) = try await body(.multipart(parts))
+    let (second, _) = try await body(.multipart(parts))
+    #expect(first == second)
+    let boundary = try #require(type?.components(separatedBy: "boundary=").last)
+    #expect(boundary.hasPrefix("EnvelopeKit-") && boundary.count == 44)
+    let (other, _) = try await body(
+      .multipart([MultipartPart(name: "note", data: Data("ho".utf8))]))
+    #expect(other != first)
+
+    let dictionary = ["b": 2, "a": 1, "c": 3, "d": 4, "e": 5]
+    let (json, _) = try await body(.json(dictionary))
+    #expect(json.map { String(decoding: $0, as: UTF8.self) } == #"{"a":1,"b":2,"c":3,"d":4,"e":5}"#)
   }
 }
