@@ -18,7 +18,7 @@ struct Repo: Codable, Sendable {
 }
 
 enum DemoAPI: TargetType {
-  case user, repos, expired
+  case user, repos
 
   var baseURL: URL { URL(fileURLWithPath: "/") }  // never contacted: every call is stubbed
   var path: String { "\(self)" }
@@ -26,9 +26,10 @@ enum DemoAPI: TargetType {
     switch self {
     case .user: .fixture("user")
     case .repos: .fixture("repos")
-    case .expired: .fixture("expired")
     }
   }
+  /// Named alternatives for tests: `provider.scenario("expired")`.
+  var scenarios: [String: StubResponse] { self == .user ? ["expired": .fixture("expired")] : [:] }
 }
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -43,9 +44,9 @@ print("2. A list at a key path, no envelope:")
 let repos = try await provider.request(.repos, as: [Repo].self, at: "items")
 print("   \(repos.map { "\($0.name) ★\($0.stars)" }.joined(separator: ", "))\n")
 
-print("3. A business error inside an HTTP 200:")
+print("3. A business error inside an HTTP 200 (the \"expired\" stub scenario of .user):")
 do {
-  _ = try await provider.request(.expired, as: User.self)
+  _ = try await provider.scenario("expired").request(.user, as: User.self)
 } catch {
   print("   \(error)\n")
 }
