@@ -58,8 +58,7 @@ print(lenient.report.description.split(separator: "\n").map { "   \($0)" }.joine
 print()
 
 print("5. The same body, strict (what a contract test sees):")
-var strict = LenientDecoder()
-strict.policy = .strict
+let strict = LenientDecoder(policy: .strict)
 do {
   _ = try strict.decode(User.self, from: body, at: "data")
 } catch {

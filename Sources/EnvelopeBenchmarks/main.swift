@@ -77,8 +77,7 @@ func sameJSON(_ a: JSON, _ b: JSON) -> Bool {
   reading.add("EnvelopeKit JSON(data:)") { _ = try JSON(data: data) }
   let readTimes = try reading.report(rounds: rounds)
 
-  var strict = LenientDecoder()
-  strict.policy = .strict
+  let strict = LenientDecoder(policy: .strict)
   let lenient = LenientDecoder()
   var decoding = Comparison(
     title: "\(file): decoding full models", bytes: data.count, iterations: iterations)

@@ -76,8 +76,8 @@ final class CodingPathNode: Sendable {
   }
 }
 
-/// Formats a coding path as `data.items[2].age`.
-func formatCodingPath(_ path: [any CodingKey]) -> String {
+/// Formats a coding path as `data.items[2].age` (empty for the root), as reports do.
+package func formatCodingPath(_ path: [any CodingKey]) -> String {
   formatPath(
     path.map { key in
       if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }

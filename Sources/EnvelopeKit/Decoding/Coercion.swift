@@ -104,64 +104,54 @@ extension UInt64: JSONScalar {}
 
 // MARK: - Floating point
 
-extension Double: JSONScalar {
-  static var emptyValue: Double { 0 }
+/// `Double` and `Float`: the same rules, each parsed from the text at its own precision.
+protocol JSONFloatingScalar: BinaryFloatingPoint, JSONScalar {
+  /// A valid JSON number lexeme, rounded once to this type.
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Self, NumberConversionFailure>
+}
+
+extension JSONFloatingScalar {
+  static var emptyValue: Self { 0 }
 
   @inline(__always)
   static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
-    -> StrictRead<Double>
+    -> StrictRead<Self>
   {
     switch document.kind(index) {
     case .number:
-      switch document.withBytes(index, { NumberParsing.double($0) }) {
+      switch document.withBytes(index, { parse($0) }) {
       case .success(let value): return .value(value)
       case .failure: return .unrepresentable
       }
     case .string:
       guard let value = state.nonConformingFloat(document, index) else { return .mismatch }
-      return .value(value)
+      return .value(Self(value))
     default: return .mismatch
     }
   }
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Double? {
+  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self? {
     switch document.kind(index) {
     case .true: return 1
     case .false: return 0
     case .string:
-      return Coercion.numericString(document, index) { try? NumberParsing.double($0).get() }
+      return Coercion.numericString(document, index) { try? parse($0).get() }
     default: return nil
     }
   }
 }
 
-extension Float: JSONScalar {
-  static var emptyValue: Float { 0 }
-
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
-    -> StrictRead<Float>
+extension Double: JSONFloatingScalar {
+  @inline(__always)
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, NumberConversionFailure>
   {
-    switch document.kind(index) {
-    case .number:
-      switch document.withBytes(index, { NumberParsing.float($0) }) {
-      case .success(let value): return .value(value)
-      case .failure: return .unrepresentable
-      }
-    case .string:
-      guard let value = state.nonConformingFloat(document, index) else { return .mismatch }
-      return .value(Float(value))
-    default: return .mismatch
-    }
+    NumberParsing.double(bytes)
   }
+}
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Float? {
-    switch document.kind(index) {
-    case .true: return 1
-    case .false: return 0
-    case .string:
-      return Coercion.numericString(document, index) { try? NumberParsing.float($0).get() }
-    default: return nil
-    }
+extension Float: JSONFloatingScalar {
+  static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Float, NumberConversionFailure> {
+    NumberParsing.float(bytes)
   }
 }
 

@@ -77,8 +77,12 @@ public struct LenientDecoder: Sendable {
   /// needs a thread with a larger stack.
   public var maxDepth: Int = 512
 
-  /// Creates a lenient decoder with Foundation-like defaults.
-  public init() {}
+  /// Creates a decoder with Foundation-like defaults.
+  ///
+  /// - Parameter policy: `.lenient` (the default) or `.strict`.
+  public init(policy: DecodingPolicy = .lenient) {
+    self.policy = policy
+  }
 
   // MARK: - Decoding
 

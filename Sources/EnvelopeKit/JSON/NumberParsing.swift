@@ -123,6 +123,24 @@ enum NumberParsing {
     return .success(value)
   }
 
+  /// Reads an exponent's optional sign and digits from `i` (just after the `e`), leaving `i`
+  /// after them; the magnitude saturates just above `limit`.
+  @inline(__always)
+  static func readExponent(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, limit: Int) -> Int {
+    let n = bytes.count
+    var negative = false
+    if i < n, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
+      negative = bytes[i] == ASCII.minus
+      i += 1
+    }
+    var magnitude = 0
+    while i < n, bytes[i] &- ASCII.zero < 10 {
+      magnitude = min(magnitude * 10 + Int(bytes[i] &- ASCII.zero), limit + 1)
+      i += 1
+    }
+    return negative ? -magnitude : magnitude
+  }
+
   /// Clinger's fast path: exact when the mantissa fits 53 bits and the power of ten is exact.
   @inline(__always)
   private static func fastDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
@@ -148,20 +166,9 @@ enum NumberParsing {
       }
     }
     if i < n {
-      // Exponent part.
+      // Exponent part; saturating keeps a huge one huge, and out of the fast path's range.
       i += 1
-      var exponentNegative = false
-      if i < n, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
-        exponentNegative = bytes[i] == ASCII.minus
-        i += 1
-      }
-      var explicit = 0
-      while i < n, bytes[i] &- ASCII.zero < 10 {
-        explicit = explicit * 10 + Int(bytes[i] &- ASCII.zero)
-        if explicit > 1000 { return nil }
-        i += 1
-      }
-      exponent += exponentNegative ? -explicit : explicit
+      exponent += readExponent(bytes, &i, limit: 1_000)
     }
     guard digits <= 19, mantissa <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
     var value = Double(mantissa)
@@ -202,18 +209,8 @@ struct DecimalParts {
     }
     if i < n, bytes[i] == ASCII.lowerE || bytes[i] == ASCII.upperE {
       i += 1
-      var exponentNegative = false
-      if i < n, bytes[i] == ASCII.minus || bytes[i] == ASCII.plus {
-        exponentNegative = bytes[i] == ASCII.minus
-        i += 1
-      }
-      var explicit = 0
-      while i < n, bytes[i] &- ASCII.zero < 10 {
-        // Saturate: a huge exponent only matters as "huge".
-        explicit = min(explicit * 10 + Int(bytes[i] &- ASCII.zero), 1_000_000)
-        i += 1
-      }
-      exponent += exponentNegative ? -explicit : explicit
+      // Saturate: a huge exponent only matters as "huge".
+      exponent += NumberParsing.readExponent(bytes, &i, limit: 1_000_000)
     }
     guard i == n else { return nil }
     // Strip leading zeros, then trailing zeros into the exponent.

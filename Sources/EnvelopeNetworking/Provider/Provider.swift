@@ -207,11 +207,8 @@ public final class Provider<Target: TargetType>: Sendable {
     let (data, http) = try await withTimeout(target.timeout) { [transport] in
       try await transport.send(request)
     }
-    var headers: [String: String] = [:]
-    for (name, value) in http.allHeaderFields {
-      if let name = name as? String, let value = value as? String { headers[name] = value }
-    }
-    return Response(statusCode: http.statusCode, headers: headers, data: data, request: request)
+    return Response(
+      statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
   }
 
   // MARK: - Cache

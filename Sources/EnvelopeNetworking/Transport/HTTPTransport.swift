@@ -83,3 +83,14 @@ private final class TaskBox: @unchecked Sendable {
     task?.cancel()
   }
 }
+
+extension HTTPURLResponse {
+  /// The header fields as `[String: String]`, the form `Response` and recordings keep.
+  package var stringHeaders: [String: String] {
+    var headers: [String: String] = [:]
+    for (name, value) in allHeaderFields {
+      if let name = name as? String, let value = value as? String { headers[name] = value }
+    }
+    return headers
+  }
+}

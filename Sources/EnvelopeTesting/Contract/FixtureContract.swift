@@ -35,7 +35,7 @@ public enum FixtureContract {
       return try decoder.decodeWithReport(T.self, from: file.body, at: path)
     }
     do {
-      return try run(.strictContract).value
+      return try run(LenientDecoder(policy: .strict)).value
     } catch {
       var message = "\(fixture): \(file.explain(error))"
       if let lenient = try? run(LenientDecoder()), !lenient.report.isEmpty {
@@ -63,7 +63,7 @@ public enum FixtureContract {
     let file = try FixtureFile(fixture, filePath: filePath)
     let status: EnvelopeStatus
     do {
-      status = try LenientDecoder.strictContract.envelopeStatus(from: file.body, format: envelope)
+      status = try LenientDecoder(policy: .strict).envelopeStatus(from: file.body, format: envelope)
     } catch {
       throw ContractFailure(message: "\(fixture): \(file.explain(error))")
     }
@@ -89,15 +89,6 @@ extension FixtureContract {
       fail("\(error)")
       return nil
     }
-  }
-}
-
-extension LenientDecoder {
-  /// The decoder contract checks use: strict policy, defaults otherwise.
-  static var strictContract: LenientDecoder {
-    var decoder = LenientDecoder()
-    decoder.policy = .strict
-    return decoder
   }
 }
 
@@ -167,18 +158,8 @@ struct FixtureFile {
       ? location.description : "nothing; nearest is \(location.description)"
   }
 
-  /// `data.items[2].id`; `<root>` for the empty path.
+  /// `data.items[2].id`, as in `DecodingReport`; `<root>` for the empty path.
   static func path(_ codingPath: [any CodingKey]) -> String {
-    var text = ""
-    for key in codingPath {
-      if let index = key.intValue,
-        key.stringValue.hasPrefix("Index ") || "\(index)" == key.stringValue
-      {
-        text += "[\(index)]"
-      } else {
-        text += text.isEmpty ? key.stringValue : "." + key.stringValue
-      }
-    }
-    return text.isEmpty ? "<root>" : text
+    codingPath.isEmpty ? "<root>" : formatCodingPath(codingPath)
   }
 }

@@ -80,22 +80,19 @@ public struct RecordingTransport: HTTPTransport {
     }
   }
 
+  /// `headers` without the volatile ones.
+  private static func stable(_ headers: [String: String]) -> [String: String] {
+    headers.filter { !volatileHeaders.contains($0.key.lowercased()) }
+  }
+
   /// Sends `request` through the base transport and writes the interaction file.
   private func record(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let (data, response) = try await base.send(request)
-    var headers: [String: String] = [:]
-    for (name, value) in response.allHeaderFields {
-      guard let name = name as? String, let value = value as? String,
-        !Self.volatileHeaders.contains(name.lowercased())
-      else { continue }
-      headers[name] = value
-    }
     let key = Interaction.Request(request)
     var interaction = Interaction(
-      request: key, status: response.statusCode, headers: headers, body: data)
-    interaction.requestHeaders = (request.allHTTPHeaderFields ?? [:]).filter {
-      !Self.volatileHeaders.contains($0.key.lowercased())
-    }
+      request: key, status: response.statusCode, headers: Self.stable(response.stringHeaders),
+      body: data)
+    interaction.requestHeaders = Self.stable(request.allHTTPHeaderFields ?? [:])
     let contents = interaction.fileContents(
       redactingHeaders: redactedHeaders, redactingFields: redactedFields)
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
