@@ -183,18 +183,20 @@ extension JSONDocument {
   func index(at path: JSONPath) -> Int? {
     var index = 0
     for component in path.components {
-      switch (component, kind(index)) {
-      case (.key(let name), .object):
-        guard let found = valueIndex(forKey: name, inObject: index) else { return nil }
-        index = found
-      case (.index(let position), .array):
-        guard let found = elementIndex(position, inArray: index) else { return nil }
-        index = found
-      default:
-        return nil
-      }
+      guard let found = child(component, of: index) else { return nil }
+      index = found
     }
     return index
+  }
+
+  /// The value `component` names in the container at `index`: a key of an object or an
+  /// element of an array; nil when missing or of the other kind.
+  func child(_ component: JSONPath.Component, of index: Int) -> Int? {
+    switch (component, kind(index)) {
+    case (.key(let name), .object): return valueIndex(forKey: name, inObject: index)
+    case (.index(let position), .array): return elementIndex(position, inArray: index)
+    default: return nil
+    }
   }
 }
 

@@ -31,23 +31,15 @@ package struct JSONLocation: Equatable, Sendable {
   package static func locate(
     _ path: [any CodingKey], in data: Data, under prefix: [String] = []
   ) -> JSONLocation? {
-    guard let document = try? JSONDocument(data: data, maxDepth: 10_000) else { return nil }
-    var index = 0
-    for key in prefix {
-      guard document.kind(index) == .object,
-        let found = document.valueIndex(forKey: key, inObject: index)
-      else { return nil }
-      index = found
-    }
+    guard let document = try? JSONDocument(data: data, maxDepth: 10_000),
+      var index = document.index(at: JSONPath(prefix.map { .key($0) }))
+    else { return nil }
     var depth = 0
     for key in path {
-      var found: Int?
-      switch document.kind(index) {
-      case .object: found = document.valueIndex(forKey: key.stringValue, inObject: index)
-      case .array: found = key.intValue.flatMap { document.elementIndex($0, inArray: index) }
-      default: found = nil
-      }
-      guard let found else { break }
+      // An array element's key is its `intValue`; anything else is looked up by name.
+      let component: JSONPath.Component? =
+        document.kind(index) == .array ? key.intValue.map { .index($0) } : .key(key.stringValue)
+      guard let found = component.flatMap({ document.child($0, of: index) }) else { break }
       index = found
       depth += 1
     }
