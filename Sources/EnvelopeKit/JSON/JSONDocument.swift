@@ -66,22 +66,6 @@ final class JSONDocument: @unchecked Sendable {
     return withBytes(index) { unescape($0) }
   }
 
-  /// Whether the string token at `index` equals `key`, without allocating when it has no escapes.
-  @inline(__always)
-  func stringEquals(_ index: Int, _ key: String) -> Bool {
-    let token = tokens[index]
-    if token.flags.contains(.hasEscapes) { return string(index) == key }
-    let length = Int(token.end &- token.start)
-    var key = key
-    return key.withUTF8 { keyBytes in
-      guard keyBytes.count == length else { return false }
-      guard let base = bytes.baseAddress, let keyBase = keyBytes.baseAddress else {
-        return length == 0
-      }
-      return memcmp(base + Int(token.start), keyBase, length) == 0
-    }
-  }
-
   /// Finds the value token for `key` in the object at `object`; the first occurrence wins,
   /// as with Foundation's JSONDecoder.
   @inline(__always)
