@@ -42,19 +42,26 @@ struct AnyCodingKey: CodingKey, Hashable, Sendable {
 final class CodingPathNode: Sendable {
   let parent: CodingPathNode?
   let key: AnyCodingKey?
+  /// The number of keys from the root.
+  let depth: Int
 
   static let root = CodingPathNode(parent: nil, key: nil)
 
   private init(parent: CodingPathNode?, key: AnyCodingKey?) {
     self.parent = parent
     self.key = key
+    depth = parent.map { $0.depth + 1 } ?? 0
   }
 
   func appending(_ key: any CodingKey) -> CodingPathNode {
     CodingPathNode(parent: self, key: AnyCodingKey(key))
   }
 
-  func appending(_ key: (any CodingKey)?) -> CodingPathNode {
+  func appending(_ key: AnyCodingKey) -> CodingPathNode {
+    CodingPathNode(parent: self, key: key)
+  }
+
+  func appending(_ key: AnyCodingKey?) -> CodingPathNode {
     guard let key else { return self }
     return appending(key)
   }

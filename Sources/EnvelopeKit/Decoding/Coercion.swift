@@ -14,14 +14,14 @@ enum StrictRead<T> {
 }
 
 /// A Swift scalar the decoder reads directly from tokens.
-protocol JSONScalar {
+protocol JSONScalar: Decodable {
   /// The value a lenient fallback gives: 0, "", false.
   static var emptyValue: Self { get }
   /// What Foundation's JSONDecoder accepts.
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions)
     -> StrictRead<Self>
   /// A lossless conversion from another JSON kind, or nil.
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self?
+  static func coerce(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions) -> Self?
 }
 
 enum Coercion {
@@ -53,6 +53,12 @@ enum Coercion {
     return body(trimmed)
   }
 
+  /// Words for NaN and the infinities a lenient `Double` or `Float` accepts, lowercased.
+  static let nonFiniteWords: [String: Double] = [
+    "nan": .nan, "inf": .infinity, "+inf": .infinity, "infinity": .infinity,
+    "+infinity": .infinity, "-inf": -.infinity, "-infinity": -.infinity,
+  ]
+
   /// Words a lenient `Bool` accepts in a string, lowercased.
   static let trueWords: Set<String> = ["true", "yes", "y", "t", "1"]
   static let falseWords: Set<String> = ["false", "no", "n", "f", "0"]
@@ -64,7 +70,7 @@ extension FixedWidthInteger where Self: JSONScalar {
   static var emptyValue: Self { 0 }
 
   @inline(__always)
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions)
     -> StrictRead<Self>
   {
     let token = document.tokens[index]
@@ -78,7 +84,7 @@ extension FixedWidthInteger where Self: JSONScalar {
     }
   }
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self? {
+  static func coerce(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions) -> Self? {
     switch document.kind(index) {
     case .true: return 1
     case .false: return 0
@@ -101,6 +107,10 @@ extension UInt8: JSONScalar {}
 extension UInt16: JSONScalar {}
 extension UInt32: JSONScalar {}
 extension UInt64: JSONScalar {}
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+extension Int128: JSONScalar {}
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+extension UInt128: JSONScalar {}
 
 // MARK: - Floating point
 
@@ -114,7 +124,7 @@ extension JSONFloatingScalar {
   static var emptyValue: Self { 0 }
 
   @inline(__always)
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions)
     -> StrictRead<Self>
   {
     switch document.kind(index) {
@@ -124,18 +134,21 @@ extension JSONFloatingScalar {
       case .failure: return .unrepresentable
       }
     case .string:
-      guard let value = state.nonConformingFloat(document, index) else { return .mismatch }
+      guard let value = options.nonConformingFloat(document, index) else { return .mismatch }
       return .value(Self(value))
     default: return .mismatch
     }
   }
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Self? {
+  static func coerce(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions) -> Self? {
     switch document.kind(index) {
     case .true: return 1
     case .false: return 0
     case .string:
-      return Coercion.numericString(document, index) { try? parse($0).get() }
+      if let number = Coercion.numericString(document, index, { try? parse($0).get() }) {
+        return number
+      }
+      return Coercion.nonFiniteWords[document.string(index).lowercased()].map { Self($0) }
     default: return nil
     }
   }
@@ -161,14 +174,15 @@ extension String: JSONScalar {
   static var emptyValue: String { "" }
 
   @inline(__always)
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions)
     -> StrictRead<String>
   {
     guard document.kind(index) == .string else { return .mismatch }
     return .value(document.string(index))
   }
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> String? {
+  static func coerce(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions) -> String?
+  {
     switch document.kind(index) {
     case .number: return document.rawText(index)
     case .true: return "true"
@@ -182,7 +196,7 @@ extension Bool: JSONScalar {
   static var emptyValue: Bool { false }
 
   @inline(__always)
-  static func strictValue(_ document: JSONDocument, _ index: Int, _ state: DecodingState)
+  static func strictValue(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions)
     -> StrictRead<Bool>
   {
     switch document.kind(index) {
@@ -192,7 +206,7 @@ extension Bool: JSONScalar {
     }
   }
 
-  static func coerce(_ document: JSONDocument, _ index: Int, _ state: DecodingState) -> Bool? {
+  static func coerce(_ document: JSONDocument, _ index: Int, _ options: DecodingOptions) -> Bool? {
     switch document.kind(index) {
     case .number:
       switch document.rawText(index) {

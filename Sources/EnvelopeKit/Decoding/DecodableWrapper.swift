@@ -20,7 +20,7 @@ public struct DecodableWrapper<T: Decodable>: Decodable {
     let path = decoder.userInfo[.decodingPath] as? JSONPath ?? .root
     if let found = try decodeValue(T.self, at: path, in: decoder) {
       value = found
-    } else if let optional = T.self as? any OptionalDecodable.Type,
+    } else if let optional = T.self as? any DecodableOptional.Type,
       let none = optional.nilValue as? T
     {
       value = none

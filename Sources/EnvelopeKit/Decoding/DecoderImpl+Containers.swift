@@ -1,77 +1,76 @@
 import Foundation
 
-/// An object to read keys from: a token, or nil for the empty object a lenient fallback uses.
-struct ObjectRef {
-  let document: JSONDocument
-  let index: Int?
-}
+/// An object to read keys from: its token, or nil for the empty object a fallback stands for.
+typealias ObjectValue = (document: JSONDocument, index: Int?)
 
 /// The elements an unkeyed container walks: `count` values starting at token `first`.
-struct ArraySource {
+struct ArrayElements {
   let document: JSONDocument
   let first: Int
   let count: Int
 }
 
 extension DecoderImpl {
-  /// The object at `value`, or (lenient) an object parsed from a string, or an empty one.
-  func objectRef(
-    _ value: ValueRef, path: CodingPathNode, allowsFallback: Bool, expected: Any.Type
-  ) throws -> ObjectRef {
-    if let index = value.index {
-      if value.document.kind(index) == .object {
-        return ObjectRef(document: value.document, index: index)
-      }
-      if state.isLenient, let embedded = embeddedDocument(value, kind: .object) {
-        state.report(.coerced, expected, value, path, nil)
-        return ObjectRef(document: embedded, index: 0)
+  /// The object at `position`; leniently also an object held in a string (coerced), or an
+  /// empty one in place of null, a missing value or another kind (defaulted).
+  func objectValue(at position: DecodingPosition) throws -> ObjectValue {
+    if let index = position.index {
+      if position.document.kind(index) == .object { return (position.document, index) }
+      if leniency.coercesKinds, let embedded = embeddedDocument(at: position, kind: .object) {
+        record(.coerced, at: position)
+        return (embedded, 0)
       }
     }
-    guard state.isLenient, allowsFallback else {
-      throw containerError([String: Any].self, "keyed", value, path)
+    guard leniency.fallsBack(at: position) else {
+      throw containerError([String: Any].self, "keyed", at: position)
     }
-    state.report(.defaulted, expected, value, path, nil)
-    return ObjectRef(document: value.document, index: nil)
+    record(.defaulted, at: position)
+    return (position.document, nil)
   }
 
-  /// The array at `value`; leniently also an array parsed from a string, a single value as a
-  /// one-element array, or (with fallback) no elements for null or missing.
-  func arraySource(
-    _ value: ValueRef, path: CodingPathNode, allowsFallback: Bool, expected: Any.Type
-  ) throws -> ArraySource {
-    if let index = value.index {
-      let document = value.document
+  /// The array at `position`; leniently also an array held in a string or a single value as a
+  /// one-element array (coerced), or no elements in place of null or a missing value (defaulted).
+  func arrayElements(at position: DecodingPosition) throws -> ArrayElements {
+    let document = position.document
+    if let index = position.index {
       switch document.kind(index) {
       case .array:
-        return ArraySource(
+        return ArrayElements(
           document: document, first: index + 1, count: Int(document.tokens[index].count))
       case .null:
         break
       default:
-        guard state.isLenient else { break }
-        state.report(.coerced, expected, value, path, nil)
-        if let embedded = embeddedDocument(value, kind: .array) {
-          return ArraySource(
-            document: embedded, first: 1, count: Int(embedded.tokens[0].count))
+        guard leniency.coercesKinds else { break }
+        record(.coerced, at: position)
+        if let embedded = embeddedDocument(at: position, kind: .array) {
+          return ArrayElements(document: embedded, first: 1, count: Int(embedded.tokens[0].count))
         }
-        return ArraySource(document: document, first: index, count: 1)
+        return ArrayElements(document: document, first: index, count: 1)
       }
     }
-    guard state.isLenient, allowsFallback else {
-      throw containerError([Any].self, "unkeyed", value, path)
+    guard leniency.fallsBack(at: position) else {
+      throw containerError([Any].self, "unkeyed", at: position)
     }
-    state.report(.defaulted, expected, value, path, nil)
-    return ArraySource(document: value.document, first: 0, count: 0)
+    record(.defaulted, at: position)
+    return ArrayElements(document: document, first: 0, count: 0)
   }
 
   /// A document parsed from a string value that holds JSON of the given container kind.
-  private func embeddedDocument(_ value: ValueRef, kind: JSONToken.Kind) -> JSONDocument? {
-    guard let index = value.index, value.document.kind(index) == .string else { return nil }
-    let text = value.document.string(index)
+  ///
+  /// Its nesting counts against the same `maxDepth` as the outer document, so strings holding
+  /// arrays holding strings cannot nest without bound.
+  private func embeddedDocument(at position: DecodingPosition, kind: JSONToken.Kind)
+    -> JSONDocument?
+  {
+    guard let index = position.index, position.document.kind(index) == .string else { return nil }
+    let remainingDepth = options.maxDepth - position.depth
+    guard remainingDepth > 0 else { return nil }
+    let text = position.document.string(index)
     let opener: Character = kind == .object ? "{" : "["
     guard text.first(where: { !$0.isWhitespace }) == opener else { return nil }
     do {
-      let document = try JSONDocument(data: Data(text.utf8), maxDepth: state.options.maxDepth)
+      let document = try JSONDocument(
+        data: Data(text.utf8), maxDepth: remainingDepth, allowsTrailingCommas: true)
       return document.kind(0) == kind ? document : nil
     } catch {
       // Not JSON after all: the caller falls back and reports what it found.
@@ -79,16 +78,19 @@ extension DecoderImpl {
     }
   }
 
-  private func containerError(
-    _ type: Any.Type, _ name: String, _ value: ValueRef, _ path: CodingPathNode
-  ) -> DecodingError {
-    if let index = value.index, value.document.kind(index) != .null {
-      return state.strictError(type, value, path, nil)
+  private func containerError(_ type: Any.Type, _ name: String, at position: DecodingPosition)
+    -> DecodingError
+  {
+    if let kind = position.kind, kind != .null {
+      return strictError(type, at: position)
+    }
+    if position.index == nil, let key = position.key {
+      return keyNotFound(key, in: position.parent)
     }
     return DecodingError.valueNotFound(
       type,
       DecodingError.Context(
-        codingPath: path.path,
+        codingPath: position.codingPath,
         debugDescription: "Cannot get \(name) decoding container -- found null value instead"))
   }
 }

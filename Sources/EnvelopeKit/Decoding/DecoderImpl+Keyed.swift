@@ -6,34 +6,66 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   private let document: JSONDocument
   private let object: Int?
   private let path: CodingPathNode
-  private let defaults: [String: Any]?
-  /// Keys after the key decoding strategy, parallel to the object's members; nil with default keys.
-  private let convertedKeys: [String]?
+  /// The declared initial values of the `LenientDecodable` type being decoded, by key.
+  private let fallbacks: [String: Any]?
+  /// Key → value token, for converted keys and for large objects; nil: scan the object.
+  private let table: [String: Int]?
 
-  init(decoder: DecoderImpl, object: ObjectRef, path: CodingPathNode, defaults: [String: Any]?) {
+  /// Objects with more members than this get a hash table instead of a scan per lookup, so
+  /// decoding stays linear in huge objects without slowing small ones.
+  private static var tableThreshold: Int { 64 }
+
+  init(
+    decoder: DecoderImpl, object: ObjectValue, path: CodingPathNode, fallbacks: [String: Any]?
+  ) {
     self.decoder = decoder
     self.document = object.document
     self.object = object.index
     self.path = path
-    self.defaults = defaults
-    switch decoder.state.options.keyDecodingStrategy {
+    self.fallbacks = fallbacks
+    table = Self.makeTable(
+      decoder.options.decoder.keyDecodingStrategy, object.document, object.index, path)
+  }
+
+  /// The lookup table the key strategy or the object's size calls for; the first occurrence of
+  /// a key wins, as in Foundation.
+  private static func makeTable(
+    _ strategy: LenientDecoder.KeyDecodingStrategy, _ document: JSONDocument, _ object: Int?,
+    _ path: CodingPathNode
+  ) -> [String: Int]? {
+    guard let object else { return nil }
+    let convert: ((String) -> String)?
+    switch strategy {
     case .useDefaultKeys:
-      convertedKeys = nil
+      guard Int(document.tokens[object].count) > tableThreshold else { return nil }
+      convert = nil
     case .convertFromSnakeCase:
-      convertedKeys = Self.rawKeys(document, object.index).map(convertFromSnakeCase)
-    case .custom(let convert):
+      convert = convertFromSnakeCase
+    case .custom(let custom):
       let base = path.path
-      convertedKeys = Self.rawKeys(document, object.index).map {
-        convert(base + [AnyCodingKey(stringValue: $0)]).stringValue
-      }
+      convert = { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
     }
+    var table: [String: Int] = [:]
+    table.reserveCapacity(Int(document.tokens[object].count))
+    for member in document.members(of: object) {
+      let raw = document.string(member.key)
+      let key = convert?(raw) ?? raw
+      if table[key] == nil { table[key] = member.value }
+    }
+    return table
   }
 
   var codingPath: [any CodingKey] { path.path }
 
   var allKeys: [Key] {
+    guard let object else { return [] }
+    if let table {
+      // Converted keys, in the object's order (value tokens increase along the object).
+      return table.sorted { $0.value < $1.value }.compactMap { Key(stringValue: $0.key) }
+    }
     var seen = Set<String>()
-    return (convertedKeys ?? Self.rawKeys(document, object)).compactMap { name in
+    return document.members(of: object).compactMap { member in
+      let name = document.string(member.key)
       guard seen.insert(name).inserted else { return nil }
       return Key(stringValue: name)
     }
@@ -43,47 +75,49 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   // MARK: - Lookup
 
-  private static func rawKeys(_ document: JSONDocument, _ object: Int?) -> [String] {
-    guard let object else { return [] }
-    var keys: [String] = []
-    var child = object + 1
-    let end = document.next(object)
-    while child < end {
-      keys.append(document.string(child))
-      child = document.next(child + 1)
-    }
-    return keys
-  }
-
   /// The value token for `key`; the first occurrence wins, as in Foundation.
   @inline(__always)
-  private func lookup(_ key: Key) -> Int? {
+  private func lookup(_ key: Key) -> Int? { lookup(name: key.stringValue) }
+
+  @inline(__always)
+  private func lookup(name: String) -> Int? {
     guard let object else { return nil }
-    guard let convertedKeys else {
-      return document.valueIndex(forKey: key.stringValue, inObject: object)
-    }
-    guard let position = convertedKeys.firstIndex(of: key.stringValue) else { return nil }
-    var child = object + 1
-    for _ in 0..<position { child = document.next(child + 1) }
-    return child + 1
+    if let table { return table[name] }
+    return document.valueIndex(forKey: name, inObject: object)
   }
 
   @inline(__always)
-  private func ref(_ key: Key) -> ValueRef { ValueRef(document: document, index: lookup(key)) }
+  private func position(_ key: Key, _ type: Any.Type) -> DecodingPosition {
+    DecodingPosition(
+      document: document, index: lookup(key), parent: path, key: AnyCodingKey(key),
+      fallbacks: fallbacks, type: type)
+  }
+
+  /// The position of `key`; strict policy throws `keyNotFound` when it is missing.
+  @inline(__always)
+  private func required(_ key: Key, _ type: Any.Type) throws -> DecodingPosition {
+    let position = position(key, type)
+    if position.index == nil, !decoder.leniency.fallsBack {
+      throw decoder.keyNotFound(AnyCodingKey(key), in: path)
+    }
+    return position
+  }
 
   // MARK: - Decoding
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    guard let index = lookup(key) else {
-      if decoder.state.isLenient { return true }
-      throw decoder.state.strictError(Any?.self, ref(key), path, key)
+    let position = try required(key, Any?.self)
+    guard let index = position.index else {
+      // Lenient: a missing key reads as null; strict would have thrown keyNotFound.
+      decoder.record(.nulled, at: position)
+      return true
     }
     return document.kind(index) == .null
   }
 
   @inline(__always)
   private func scalar<T: JSONScalar>(_ type: T.Type, _ key: Key) throws -> T {
-    try decoder.scalar(T.self, ref(key), parent: path, key: key, defaults: defaults)
+    try decoder.scalar(T.self, at: position(key, T.self))
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key) }
@@ -101,12 +135,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(type, key) }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(type, key) }
 
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { try scalar(type, key) }
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try scalar(type, key) }
+
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    let value = ref(key)
-    if value.index == nil, !decoder.state.isLenient {
-      throw decoder.state.strictError(T.self, value, path, key)
-    }
-    return try decoder.unbox(T.self, value, parent: path, key: key, defaults: defaults)
+    try decoder.unbox(type, at: try required(key, type))
   }
 
   // MARK: - Optionals
@@ -114,65 +149,59 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// Missing or null is nil. Present but unusable is an error in strict policy; in lenient policy
   /// it is nil with a `nulled` report entry.
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    try optional(T.self, key)
+    try optional(type, key)
   }
 
+  /// The scalar overloads share the generic rule; they exist so the standard library's
+  /// defaults (which go through `contains` and `decodeNil`) are not used.
+  @inline(__always)
   private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-    guard let index = lookup(key), document.kind(index) != .null else { return nil }
-    let value = ValueRef(document: document, index: index)
-    let state = decoder.state
-    guard state.isLenient else { return try decoder.unbox(T.self, value, parent: path, key: key) }
-    let mark = state.entries.count
-    do {
-      return try decoder.unbox(T.self, value, parent: path, key: key, allowsFallback: false)
-    } catch {
-      state.truncateEntries(to: mark)
-      state.report(.nulled, T.self, value, path, key)
-      return nil
-    }
+    let position = position(key, type)
+    guard let index = position.index, document.kind(index) != .null else { return nil }
+    return try decoder.presentOptional(type, at: position)
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-    try optional(Bool.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-    try optional(String.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-    try optional(Double.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-    try optional(Float.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-    try optional(Int.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-    try optional(Int8.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-    try optional(Int16.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-    try optional(Int32.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-    try optional(Int64.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-    try optional(UInt.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-    try optional(UInt8.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-    try optional(UInt16.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-    try optional(UInt32.self, key)
+    try optional(type, key)
   }
   func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-    try optional(UInt64.self, key)
+    try optional(type, key)
   }
 
   // MARK: - Nesting
@@ -180,41 +209,33 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
     -> KeyedDecodingContainer<NestedKey>
   {
-    let value = ref(key)
-    if value.index == nil, !decoder.state.isLenient {
-      throw decoder.state.strictError([String: Any].self, value, path, key)
-    }
-    let nestedPath = path.appending(key)
-    let object = try decoder.objectRef(
-      value, path: nestedPath, allowsFallback: true, expected: [String: Any].self)
+    let position = try required(key, [String: Any].self)
+    let object = try decoder.objectValue(at: position)
     return KeyedDecodingContainer(
-      KeyedContainer<NestedKey>(decoder: decoder, object: object, path: nestedPath, defaults: nil))
+      KeyedContainer<NestedKey>(
+        decoder: decoder, object: object, path: position.node, fallbacks: nil))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-    let value = ref(key)
-    if value.index == nil, !decoder.state.isLenient {
-      throw decoder.state.strictError([Any].self, value, path, key)
-    }
-    let nestedPath = path.appending(key)
-    let source = try decoder.arraySource(
-      value, path: nestedPath, allowsFallback: true, expected: [Any].self)
-    return UnkeyedContainer(decoder: decoder, source: source, path: nestedPath)
+    let position = try required(key, [Any].self)
+    return UnkeyedContainer(
+      decoder: decoder, elements: try decoder.arrayElements(at: position), path: position.node)
   }
 
   func superDecoder() throws -> any Decoder {
-    try superDecoder(key: AnyCodingKey.super)
+    superDecoder(key: AnyCodingKey.super)
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    try superDecoder(key: AnyCodingKey(key))
+    superDecoder(key: AnyCodingKey(key))
   }
 
-  private func superDecoder(key: AnyCodingKey) throws -> any Decoder {
-    let index = object.flatMap { document.valueIndex(forKey: key.stringValue, inObject: $0) }
-    return DecoderImpl(
-      state: decoder.state, value: ValueRef(document: document, index: index),
-      path: path.appending(key))
+  private func superDecoder(key: AnyCodingKey) -> any Decoder {
+    DecoderImpl(
+      sharing: decoder,
+      at: DecodingPosition(
+        document: document, index: lookup(name: key.stringValue), parent: path, key: key,
+        type: Any.self))
   }
 }
 

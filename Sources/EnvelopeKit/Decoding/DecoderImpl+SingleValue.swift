@@ -1,21 +1,17 @@
-/// The single value a `Decodable` type reads with `singleValueContainer()`.
+/// The single value a `Decodable` type reads with `singleValueContainer()`: the decoder's
+/// position, read as whatever type is asked.
 struct SingleValueContainer: SingleValueDecodingContainer {
   let decoder: DecoderImpl
-  let value: ValueRef
-  let path: CodingPathNode
-  let allowsFallback: Bool
+  let position: DecodingPosition
 
-  var codingPath: [any CodingKey] { path.path }
+  var codingPath: [any CodingKey] { position.codingPath }
 
   /// Null, or (lenient stand-in objects only) nothing at all.
-  func decodeNil() -> Bool {
-    guard let index = value.index else { return true }
-    return value.document.kind(index) == .null
-  }
+  func decodeNil() -> Bool { position.isMissingOrNull }
 
   @inline(__always)
   private func scalar<T: JSONScalar>(_ type: T.Type) throws -> T {
-    try decoder.scalar(T.self, value, parent: path, key: nil, allowsFallback: allowsFallback)
+    try decoder.scalar(T.self, at: position.reading(T.self))
   }
 
   func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) }
@@ -33,7 +29,12 @@ struct SingleValueContainer: SingleValueDecodingContainer {
   func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) }
   func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) }
 
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: Int128.Type) throws -> Int128 { try scalar(type) }
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decode(_ type: UInt128.Type) throws -> UInt128 { try scalar(type) }
+
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    try decoder.unbox(T.self, value, parent: path, key: nil, allowsFallback: allowsFallback)
+    try decoder.unbox(type, at: position)
   }
 }

@@ -1,238 +1,261 @@
 import Foundation
 
-// Types Foundation's JSONDecoder treats specially (Date, Data, URL, Decimal), and arrays, which
-// the lenient policy decodes element by element so that unusable elements can be dropped.
+// Types the decoder decodes itself instead of through their `init(from:)`: Optionals, arrays and
+// `String`-keyed dictionaries (so that unusable elements can be nulled or dropped, and dictionary
+// keys are never rewritten by the key strategy), and the types Foundation's JSONDecoder treats
+// specially (Date, Data, URL, Decimal).
 
-/// Arrays decoded by the decoder itself rather than through `Array.init(from:)`.
+/// Optionals: missing or null is nil with no report entry (strict decodes them to nil too).
+protocol DecodableOptional {
+  static var nilValue: Self { get }
+  static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws -> Self
+}
+
+extension Optional: DecodableOptional where Wrapped: Decodable {
+  static var nilValue: Wrapped? { nil }
+
+  static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+    -> Wrapped?
+  {
+    guard position.index != nil else {
+      // Only a keyed `decode(T?.self, forKey:)` of a missing key gets here; strict threw
+      // keyNotFound before, so leniency reports it.
+      decoder.record(.nulled, at: position.reading(Wrapped.self))
+      return nil
+    }
+    if position.kind == .null { return nil }
+    return try decoder.presentOptional(Wrapped.self, at: position)
+  }
+}
+
+/// Arrays, element by element.
 protocol DecodableArray {
-  static func decodeArray(
-    _ decoder: DecoderImpl, _ value: ValueRef, parent: CodingPathNode, key: (any CodingKey)?,
-    allowsFallback: Bool
-  ) throws -> Self
+  static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws -> Self
 }
 
 extension Array: DecodableArray where Element: Decodable {
-  static func decodeArray(
-    _ decoder: DecoderImpl, _ value: ValueRef, parent: CodingPathNode, key: (any CodingKey)?,
-    allowsFallback: Bool
-  ) throws -> [Element] {
-    let path = parent.appending(key)
-    let source = try decoder.arraySource(
-      value, path: path, allowsFallback: allowsFallback, expected: [Element].self)
-    let state = decoder.state
-    // Scalar elements: a loop specialised for the element type (no generic dispatch per element).
+  static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+    -> [Element]
+  {
+    let elements = try decoder.arrayElements(at: position)
+    let path = position.node
+    // Scalar elements: a loop specialised for the element type, no generic dispatch per element
+    // (pays on canada's coordinates and twitter's id arrays).
     if Element.self == Double.self {
-      return unsafeBitCast(try decoder.scalarArray(Double.self, source, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Double.self, elements, path), to: [Element].self)
     }
     if Element.self == Int.self {
-      return unsafeBitCast(try decoder.scalarArray(Int.self, source, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Int.self, elements, path), to: [Element].self)
     }
     if Element.self == String.self {
-      return unsafeBitCast(try decoder.scalarArray(String.self, source, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(String.self, elements, path), to: [Element].self)
     }
     if Element.self == Int64.self {
-      return unsafeBitCast(try decoder.scalarArray(Int64.self, source, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Int64.self, elements, path), to: [Element].self)
     }
     var result: [Element] = []
-    result.reserveCapacity(source.count)
-    var child = source.first
-    for position in 0..<source.count {
-      let element = ValueRef(document: source.document, index: child)
-      let elementKey = AnyCodingKey(intValue: position)
-      if state.isLenient {
-        let mark = state.entries.count
-        do {
-          result.append(
-            try decoder.unbox(
-              Element.self, element, parent: path, key: elementKey, allowsFallback: false))
-        } catch {
-          state.truncateEntries(to: mark)
-          state.report(.dropped, Element.self, element, path, elementKey)
-        }
-      } else {
-        result.append(try decoder.unbox(Element.self, element, parent: path, key: elementKey))
-      }
-      child = source.document.next(child)
+    result.reserveCapacity(elements.count)
+    var child = elements.first
+    for offset in 0..<elements.count {
+      let element = DecodingPosition(
+        document: elements.document, index: child, parent: path,
+        key: AnyCodingKey(intValue: offset),
+        allowsFallback: false, type: Element.self)
+      if let value = try decoder.element(Element.self, at: element) { result.append(value) }
+      child = elements.document.next(child)
     }
     return result
   }
 }
 
-/// What the decoder needs to know about a type, found once per type and decode call.
-struct TypeTraits {
-  var array: (any DecodableArray.Type)?
-  var isSpecial = false
-  var isRawRepresentable = false
-  var lenientDecodable: (any LenientDecodable.Type)?
-  var caseDefaultable: (any CaseDefaultable.Type)?
-
-  init(_ type: Any.Type) {
-    array = type as? any DecodableArray.Type
-    isSpecial =
-      array != nil || type == Date.self || type == Decimal.self || type == URL.self
-      || type == Data.self
-    isRawRepresentable = type is any RawRepresentable.Type
-    lenientDecodable = type as? any LenientDecodable.Type
-    caseDefaultable = type as? any CaseDefaultable.Type
-  }
+/// `[String: Value]`: keys are data, never rewritten by the key decoding strategy (as in
+/// Foundation); the first of duplicate keys wins.
+protocol DecodableStringDictionary {
+  static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+    -> Self
 }
 
-extension DecodingState {
-  /// The traits of `type`, cached for the rest of this decode.
-  @inline(__always)
-  func traits(of type: Any.Type) -> TypeTraits {
-    let id = ObjectIdentifier(type)
-    if let cached = traitCache[id] { return cached }
-    let traits = TypeTraits(type)
-    traitCache[id] = traits
-    return traits
+extension Dictionary: DecodableStringDictionary where Key == String, Value: Decodable {
+  static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+    -> [String: Value]
+  {
+    let object = try decoder.objectValue(at: position)
+    guard let index = object.index else { return [:] }
+    let document = object.document
+    let path = position.node
+    var result: [String: Value] = [:]
+    result.reserveCapacity(Int(document.tokens[index].count))
+    for member in document.members(of: index) {
+      let key = document.string(member.key)
+      guard result[key] == nil else { continue }
+      let value = DecodingPosition(
+        document: document, index: member.value, parent: path, key: AnyCodingKey(stringValue: key),
+        allowsFallback: false, type: Value.self)
+      if let decoded = try decoder.element(Value.self, at: value) { result[key] = decoded }
+    }
+    return result
   }
 }
 
 extension DecoderImpl {
+  /// An array element or dictionary value: nil when it was unusable and dropped (reported).
+  func element<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
+    guard leniency.dropsElements else { return try unbox(type, at: position) }
+    if let value = try recovering({ try unbox(type, at: position) }) { return value }
+    record(.dropped, at: position)
+    return nil
+  }
+
+  /// The present, non-null value of an Optional: nil (reported `nulled`) when unusable.
+  func presentOptional<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
+    let wrapped = position.reading(type, allowsFallback: false)
+    guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
+    if let value = try recovering({ try unbox(type, at: wrapped) }) { return value }
+    record(.nulled, at: wrapped)
+    return nil
+  }
+
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
-  func scalarArray<S: JSONScalar>(_ type: S.Type, _ source: ArraySource, _ path: CodingPathNode)
+  func scalarArray<S: JSONScalar>(_ type: S.Type, _ elements: ArrayElements, _ path: CodingPathNode)
     throws -> [S]
   {
     var result: [S] = []
-    result.reserveCapacity(source.count)
-    let document = source.document
-    var child = source.first
-    for position in 0..<source.count {
-      if case .value(let element) = S.strictValue(document, child, state) {
+    result.reserveCapacity(elements.count)
+    let document = elements.document
+    var child = elements.first
+    for offset in 0..<elements.count {
+      if case .value(let element) = S.strictValue(document, child, options) {
         result.append(element)
       } else {
-        let element = ValueRef(document: document, index: child)
-        let key = AnyCodingKey(intValue: position)
-        if state.isLenient {
-          if let coerced = S.coerce(document, child, state) {
-            state.report(.coerced, S.self, element, path, key)
-            result.append(coerced)
-          } else {
-            state.report(.dropped, S.self, element, path, key)
-          }
-        } else {
-          result.append(try scalar(S.self, element, parent: path, key: key, allowsFallback: false))
-        }
+        let element = DecodingPosition(
+          document: document, index: child, parent: path, key: AnyCodingKey(intValue: offset),
+          allowsFallback: false, type: S.self)
+        if let value = try self.element(S.self, at: element) { result.append(value) }
       }
       child = document.next(child)
     }
     return result
   }
 
-  /// Date, Data, URL, Decimal and arrays; nil for every other type.
+  /// Decodes the special types; nil when `special` does not apply under the options (Data and
+  /// Date deferred to their own `init(from:)`).
   func unboxSpecial<T: Decodable>(
-    _ type: T.Type, _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?,
-    _ allowsFallback: Bool, _ defaults: [String: Any]?, _ traits: TypeTraits
+    _ type: T.Type, _ special: TypeTraits.Special, at position: DecodingPosition
   ) throws -> T? {
-    if let array = traits.array {
-      if state.isLenient, let key, isMissingOrNull(value),
-        let initial = defaults?[key.stringValue] as? T
-      {
-        state.report(.defaulted, T.self, value, parent, key)
-        return initial
-      }
-      return try array.decodeArray(
-        self, value, parent: parent, key: key, allowsFallback: allowsFallback) as? T
-    }
-    if T.self == Date.self {
-      return try unboxDate(value, parent, key, allowsFallback) as? T
-    }
-    if T.self == Decimal.self {
-      return try unboxDecimal(value, parent, key, allowsFallback) as? T
-    }
-    if T.self == URL.self {
-      return try unboxString(value, parent, key, allowsFallback, as: URL.self) {
-        URL(string: $0)
+    switch special {
+    case .optional(let optional):
+      return try optional.decodeOptional(self, at: position) as? T
+    case .array(let array):
+      if let declared = declaredFallbackForMissing(T.self, at: position) { return declared }
+      return try array.decodeArray(self, at: position) as? T
+    case .dictionary(let dictionary):
+      if let declared = declaredFallbackForMissing(T.self, at: position) { return declared }
+      return try dictionary.decodeDictionary(self, at: position) as? T
+    case .date:
+      return try unboxDate(at: position) as? T
+    case .decimal:
+      return try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) } as? T
+    case .url:
+      return try fallingBack(URL(string: "about:blank"), at: position) { position in
+        let text = try scalar(String.self, at: position.reading(URL.self))
+        guard let url = URL(string: text) else {
+          throw invalidString("Invalid URL string.", at: position)
+        }
+        return url
       } as? T
-    }
-    if T.self == Data.self, case .base64 = state.options.dataDecodingStrategy {
-      return try unboxString(value, parent, key, allowsFallback, as: Data.self, empty: Data()) {
-        Data(base64Encoded: $0)
-      } as? T
-    }
-    if T.self == Data.self, case .custom(let read) = state.options.dataDecodingStrategy {
-      return try withPosition(value, parent.appending(key)) { try read(self) } as? T
-    }
-    return nil
-  }
-
-  /// Runs `body` with the decoder pointed at `value`.
-  func withPosition<R>(_ value: ValueRef, _ path: CodingPathNode, _ body: () throws -> R) rethrows
-    -> R
-  {
-    let saved = (self.value, pathNode)
-    setPosition(value, path)
-    defer { setPosition(saved.0, saved.1) }
-    return try body()
-  }
-
-  private func unboxDate(
-    _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?, _ allowsFallback: Bool
-  ) throws -> Date? {
-    switch state.options.dateDecodingStrategy {
-    case .deferredToDate:
-      return nil
-    case .secondsSince1970:
-      let seconds = try scalar(
-        Double.self, value, parent: parent, key: key, allowsFallback: allowsFallback)
-      return Date(timeIntervalSince1970: seconds)
-    case .millisecondsSince1970:
-      let milliseconds = try scalar(
-        Double.self, value, parent: parent, key: key, allowsFallback: allowsFallback)
-      return Date(timeIntervalSince1970: milliseconds / 1000)
-    case .iso8601:
-      return try unboxString(
-        value, parent, key, allowsFallback, as: Date.self, empty: Date(timeIntervalSince1970: 0),
-        failure: "Expected date string to be ISO8601-formatted."
-      ) { try? Date($0, strategy: .iso8601) }
-    case .formatted(let formatter):
-      return try unboxString(
-        value, parent, key, allowsFallback, as: Date.self, empty: Date(timeIntervalSince1970: 0),
-        failure: "Date string does not match format expected by formatter."
-      ) { formatter.date(from: $0) }
-    case .custom(let read):
-      return try withPosition(value, parent.appending(key)) { try read(self) }
-    }
-  }
-
-  private func unboxDecimal(
-    _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?, _ allowsFallback: Bool
-  ) throws -> Decimal {
-    if let index = value.index {
-      let document = value.document
-      if document.kind(index) == .number,
-        case .success(let decimal) = document.withBytes(index, { NumberParsing.decimal($0) })
-      {
-        return decimal
-      }
-      if state.isLenient,
-        let decimal = Coercion.numericString(
-          document, index, { try? NumberParsing.decimal($0).get() })
-      {
-        state.report(.coerced, Decimal.self, value, parent, key)
-        return decimal
+    case .data:
+      switch options.decoder.dataDecodingStrategy {
+      case .deferredToData:
+        return nil
+      case .base64:
+        return try fallingBack(Data(), at: position) { position in
+          let text = try scalar(String.self, at: position.reading(Data.self))
+          guard let data = Data(base64Encoded: text) else {
+            throw invalidString("Encountered Data is not valid Base64.", at: position)
+          }
+          return data
+        } as? T
+      case .custom(let read):
+        return try with(position) { try read(self) } as? T
       }
     }
-    guard state.isLenient, allowsFallback else {
-      throw state.strictError(Decimal.self, value, parent, key)
-    }
-    return fallback(Decimal(0), value, parent: parent, key: key, defaults: nil)
   }
 
-  /// A value parsed from a JSON string (URL, base64 Data, formatted dates).
-  private func unboxString<R>(
-    _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?, _ allowsFallback: Bool,
-    as type: R.Type, empty: R? = nil, failure: String? = nil, parse: (String) -> R?
+  /// A declared initial value for a missing or null container that may fall back.
+  private func declaredFallbackForMissing<T>(_ type: T.Type, at position: DecodingPosition) -> T? {
+    guard leniency.fallsBack(at: position), position.isMissingOrNull,
+      let declared = position.declaredFallback as? T
+    else { return nil }
+    record(.defaulted, at: position)
+    return declared
+  }
+
+  /// Runs a strict `read`; when it fails and the position may fall back, gives the declared
+  /// initial value or `empty` (reported `defaulted`).
+  private func fallingBack<R>(
+    _ empty: R?, at position: DecodingPosition, _ read: (DecodingPosition) throws -> R
   ) throws -> R {
-    let text = try scalar(String.self, value, parent: parent, key: key, allowsFallback: false)
-    if let parsed = parse(text) { return parsed }
-    if state.isLenient, allowsFallback, let empty {
-      return fallback(empty, value, parent: parent, key: key, defaults: nil)
+    let strict = position.reading(position.type, allowsFallback: false)
+    guard leniency.fallsBack(at: position), let empty else { return try read(strict) }
+    if let value = try recovering({ try read(strict) }) { return value }
+    return fallback(empty, at: position)
+  }
+
+  private func unboxDate(at position: DecodingPosition) throws -> Date? {
+    let epoch = Date(timeIntervalSince1970: 0)
+    switch options.decoder.dateDecodingStrategy {
+    case .deferredToDate:
+      // What `Date.init(from:)` does, here so that fallbacks and reports name `Date`.
+      return try fallingBack(Date(timeIntervalSinceReferenceDate: 0), at: position) {
+        Date(timeIntervalSinceReferenceDate: try scalar(Double.self, at: $0))
+      }
+    case .secondsSince1970:
+      return try fallingBack(epoch, at: position) {
+        Date(timeIntervalSince1970: try scalar(Double.self, at: $0))
+      }
+    case .millisecondsSince1970:
+      return try fallingBack(epoch, at: position) {
+        Date(timeIntervalSince1970: try scalar(Double.self, at: $0) / 1000)
+      }
+    case .iso8601:
+      return try fallingBack(epoch, at: position) { position in
+        let text = try scalar(String.self, at: position)
+        guard let date = try? Date(text, strategy: .iso8601) else {
+          throw invalidString("Expected date string to be ISO8601-formatted.", at: position)
+        }
+        return date
+      }
+    case .formatted(let formatter):
+      return try fallingBack(epoch, at: position) { position in
+        let text = try scalar(String.self, at: position)
+        guard let date = formatter.date(from: text) else {
+          throw invalidString(
+            "Date string does not match format expected by formatter.", at: position)
+        }
+        return date
+      }
+    case .custom(let read):
+      return try with(position) { try read(self) }
     }
-    throw DecodingError.dataCorrupted(
-      DecodingError.Context(
-        codingPath: parent.path(with: key),
-        debugDescription: failure ?? "Invalid \(R.self) string."))
+  }
+
+  /// A JSON number (or, leniently, a numeric string) read exactly as a Decimal.
+  private func strictDecimal(at position: DecodingPosition) throws -> Decimal {
+    guard let index = position.index else { throw strictError(Decimal.self, at: position) }
+    let document = position.document
+    if document.kind(index) == .number {
+      switch document.withBytes(index, { NumberParsing.decimal($0) }) {
+      case .success(let decimal): return decimal
+      case .failure: throw strictError(Decimal.self, at: position, unrepresentable: true)
+      }
+    }
+    if leniency.coercesKinds,
+      let decimal = Coercion.numericString(
+        document, index, { try? NumberParsing.decimal($0).get() })
+    {
+      record(.coerced, at: position)
+      return decimal
+    }
+    throw strictError(Decimal.self, at: position)
   }
 }

@@ -10,24 +10,30 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
   let count: Int?
   private(set) var currentIndex = 0
 
-  init(decoder: DecoderImpl, source: ArraySource, path: CodingPathNode) {
+  init(decoder: DecoderImpl, elements: ArrayElements, path: CodingPathNode) {
     self.decoder = decoder
-    self.document = source.document
-    self.next = source.first
-    self.count = source.count
+    self.document = elements.document
+    self.next = elements.first
+    self.count = elements.count
     self.path = path
   }
 
   var codingPath: [any CodingKey] { path.path }
   var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
-  private var currentKey: AnyCodingKey { AnyCodingKey(intValue: currentIndex) }
+  /// The current element, read as `type`.
+  private func current(_ type: Any.Type, allowsFallback: Bool) -> DecodingPosition {
+    DecodingPosition(
+      document: document, index: next, parent: path, key: AnyCodingKey(intValue: currentIndex),
+      allowsFallback: allowsFallback, type: type)
+  }
 
   private func endError(_ type: Any.Type) -> DecodingError {
     DecodingError.valueNotFound(
       type,
       DecodingError.Context(
-        codingPath: path.path(with: currentKey), debugDescription: "Unkeyed container is at end."))
+        codingPath: path.path(with: AnyCodingKey(intValue: currentIndex)),
+        debugDescription: "Unkeyed container is at end."))
   }
 
   private mutating func advance() {
@@ -43,42 +49,37 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
   }
 
   mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    guard !isAtEnd else { throw endError(T.self) }
-    let value = try decoder.unbox(
-      T.self, ValueRef(document: document, index: next), parent: path, key: currentKey,
-      allowsFallback: false)
+    guard !isAtEnd else { throw endError(type) }
+    let value = try decoder.unbox(type, at: current(type, allowsFallback: false))
     advance()
     return value
   }
 
+  /// A container the caller asked for explicitly: leniently an empty one (reported) when the
+  /// element is null or of another kind, as for keyed nested containers.
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
     -> KeyedDecodingContainer<NestedKey>
   {
     guard !isAtEnd else { throw endError(KeyedDecodingContainer<NestedKey>.self) }
-    let nestedPath = path.appending(currentKey)
-    let object = try decoder.objectRef(
-      ValueRef(document: document, index: next), path: nestedPath, allowsFallback: false,
-      expected: [String: Any].self)
+    let position = current([String: Any].self, allowsFallback: true)
+    let object = try decoder.objectValue(at: position)
     advance()
     return KeyedDecodingContainer(
-      KeyedContainer<NestedKey>(decoder: decoder, object: object, path: nestedPath, defaults: nil))
+      KeyedContainer<NestedKey>(
+        decoder: decoder, object: object, path: position.node, fallbacks: nil))
   }
 
   mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard !isAtEnd else { throw endError((any UnkeyedDecodingContainer).self) }
-    let nestedPath = path.appending(currentKey)
-    let source = try decoder.arraySource(
-      ValueRef(document: document, index: next), path: nestedPath, allowsFallback: false,
-      expected: [Any].self)
+    let position = current([Any].self, allowsFallback: true)
+    let elements = try decoder.arrayElements(at: position)
     advance()
-    return UnkeyedContainer(decoder: decoder, source: source, path: nestedPath)
+    return UnkeyedContainer(decoder: decoder, elements: elements, path: position.node)
   }
 
   mutating func superDecoder() throws -> any Decoder {
     guard !isAtEnd else { throw endError((any Decoder).self) }
-    let decoder = DecoderImpl(
-      state: decoder.state, value: ValueRef(document: document, index: next),
-      path: path.appending(currentKey))
+    let decoder = DecoderImpl(sharing: decoder, at: current(Any.self, allowsFallback: false))
     advance()
     return decoder
   }

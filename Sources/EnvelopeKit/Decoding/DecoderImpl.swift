@@ -2,151 +2,158 @@ import Foundation
 
 /// The `Decoder` that walks a `JSONDocument`. `LenientDecoder` is its public front.
 ///
-/// One instance serves a whole decode: `unbox` points it at a value, calls `T(from: self)` and
-/// restores it, as swift-foundation's `JSONDecoderImpl` does. Containers copy the position they
-/// were made at, so they stay valid while the decoder moves on.
+/// One instance serves a whole decode. Its only mutable state is `position`, the value
+/// `init(from:)` is decoding now; `with(_:_:)` swaps a new position in for a nested decode and
+/// restores the old one afterwards, as swift-foundation's `JSONDecoderImpl.with(value:path:)`
+/// does. Containers copy what they need from the position they were made at, so they stay valid
+/// while the decoder moves on. Policy questions go to `leniency`; there are no policy branches.
 final class DecoderImpl: Decoder {
-  let state: DecodingState
-  /// The value `T(from:)` is decoding now.
-  var value: ValueRef
-  var pathNode: CodingPathNode
-  /// Whether a scalar read directly from this value may fall back to an empty value. False for
-  /// array elements (they are dropped instead), `RawRepresentable` values and Optionals.
-  var allowsFallback = true
-  /// The Swift type being decoded, for report entries about the container itself.
-  var currentType: Any.Type = Any.self
-  /// Fallbacks from a `LenientDecodable` type's `init()`, consumed by the next keyed container.
-  var pendingDefaults: [String: Any]?
+  let options: DecodingOptions
+  let leniency: Leniency
+  let recorder: ReportRecorder
+  private(set) var position: DecodingPosition
+  private var traitCache: [ObjectIdentifier: TypeTraits]
+  private let stack: StackGuard
+  /// Set when the decode must stop whatever the policy (the stack guard tripped): lenient
+  /// recovery points rethrow instead of dropping or nulling.
+  var isAborting = false
 
-  init(state: DecodingState, value: ValueRef, path: CodingPathNode) {
-    self.state = state
-    self.value = value
-    self.pathNode = path
+  /// A decoder at the root of `document`.
+  init(options: DecodingOptions, document: JSONDocument) {
+    self.options = options
+    leniency = options.leniency
+    recorder = ReportRecorder(limit: options.decoder.maxReportEntries)
+    position = DecodingPosition(
+      document: document, index: 0, parent: .root, key: nil, type: Any.self)
+    traitCache = [:]
+    stack = StackGuard()
   }
 
-  var codingPath: [any CodingKey] { pathNode.path }
-  var userInfo: [CodingUserInfoKey: Any] { state.userInfo }
+  /// A decoder at `position` sharing everything else with `other` (`superDecoder()`).
+  init(sharing other: DecoderImpl, at position: DecodingPosition) {
+    options = other.options
+    leniency = other.leniency
+    recorder = other.recorder
+    self.position = position
+    traitCache = other.traitCache
+    stack = other.stack
+  }
+
+  var codingPath: [any CodingKey] { position.codingPath }
+  var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+  /// Runs `body` with the decoder at `position`, then restores the previous position.
+  @inline(__always)
+  func with<R>(_ position: DecodingPosition, _ body: () throws -> R) rethrows -> R {
+    let saved = self.position
+    self.position = position
+    defer { self.position = saved }
+    return try body()
+  }
+
+  // MARK: - Containers
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    let defaults = pendingDefaults
-    pendingDefaults = nil
-    let object = try objectRef(
-      value, path: pathNode, allowsFallback: allowsFallback, expected: currentType)
+    let object = try objectValue(at: position)
     return KeyedDecodingContainer(
-      KeyedContainer<Key>(decoder: self, object: object, path: pathNode, defaults: defaults))
+      KeyedContainer<Key>(
+        decoder: self, object: object, path: position.node,
+        fallbacks: traits(of: position.type).initialValues))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-    let source = try arraySource(
-      value, path: pathNode, allowsFallback: allowsFallback, expected: currentType)
-    return UnkeyedContainer(decoder: self, source: source, path: pathNode)
+    UnkeyedContainer(decoder: self, elements: try arrayElements(at: position), path: position.node)
   }
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer {
-    SingleValueContainer(
-      decoder: self, value: value, path: pathNode, allowsFallback: allowsFallback)
+    SingleValueContainer(decoder: self, position: position)
   }
 
-  // MARK: - Unboxing
+  // MARK: - Decoding a value
 
-  /// Reads a scalar: the strict read first, then (lenient) a lossless coercion, then a fallback.
+  /// Decodes any `Decodable` at `position`. `type` may be a subclass's metatype: the dynamic
+  /// type is what gets built, as in Foundation.
+  func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T {
+    var position = position
+    position.type = type
+    if let scalar = try unboxScalar(type, at: position) { return scalar }
+    guard stack.hasRoom else { throw abort(tooDeepAt: position) }
+    let traits = traits(of: type)
+    if let special = traits.special,
+      let value = try unboxSpecial(type, special, at: position)
+    {
+      return value
+    }
+    if leniency.fallsBack(at: position), position.isMissingOrNull,
+      let declared = position.declaredFallback as? T
+    {
+      record(.defaulted, at: position)
+      return declared
+    }
+    if traits.isRawRepresentable { position.allowsFallback = false }
+    return try with(position) {
+      guard leniency.usesDefaultCases, let defaultable = traits.caseDefaultable else {
+        return try type.init(from: self)
+      }
+      let mark = recorder.mark
+      do {
+        return try type.init(from: self)
+      } catch {
+        guard !isAborting, let fallback = defaultCase(of: defaultable) as? T else { throw error }
+        recorder.rollback(to: mark)
+        record(.defaulted, at: position)
+        return fallback
+      }
+    }
+  }
+
+  /// Reads a scalar: the strict read first, then a lossless coercion, then a fallback.
   @inline(__always)
-  func scalar<T: JSONScalar>(
-    _ type: T.Type, _ value: ValueRef, parent: CodingPathNode, key: (any CodingKey)?,
-    allowsFallback: Bool = true, defaults: [String: Any]? = nil
-  ) throws -> T {
+  func scalar<S: JSONScalar>(_ type: S.Type, at position: DecodingPosition) throws -> S {
     var unrepresentable = false
-    if let index = value.index {
-      switch T.strictValue(value.document, index, state) {
+    if let index = position.index {
+      switch S.strictValue(position.document, index, options) {
       case .value(let result): return result
       case .mismatch: break
       case .unrepresentable: unrepresentable = true
       }
-      if state.isLenient, let coerced = T.coerce(value.document, index, state) {
-        state.report(.coerced, T.self, value, parent, key)
+      if leniency.coercesKinds, let coerced = S.coerce(position.document, index, options) {
+        record(.coerced, at: position)
         return coerced
       }
     }
-    guard state.isLenient, allowsFallback else {
-      throw state.strictError(
-        T.self, value, parent, key, unrepresentable: unrepresentable)
+    guard leniency.fallsBack(at: position) else {
+      throw strictError(S.self, at: position, unrepresentable: unrepresentable)
     }
-    return fallback(T.emptyValue, value, parent: parent, key: key, defaults: defaults)
+    return fallback(S.emptyValue, at: position)
   }
 
-  /// A lenient fallback: the `LenientDecodable` initial value if there is one, else `empty`.
-  func fallback<T>(
-    _ empty: T, _ value: ValueRef, parent: CodingPathNode, key: (any CodingKey)?,
-    defaults: [String: Any]?
-  ) -> T {
-    state.report(.defaulted, T.self, value, parent, key)
-    if let key, let initial = defaults?[key.stringValue] as? T { return initial }
-    return empty
+  /// A fallback: the declared initial value if there is one, else `empty`; reported `defaulted`.
+  func fallback<T>(_ empty: T, at position: DecodingPosition) -> T {
+    record(.defaulted, at: position)
+    return position.declaredFallback as? T ?? empty
   }
 
-  /// Decodes any `Decodable` at `value`.
-  func unbox<T: Decodable>(
-    _ type: T.Type, _ value: ValueRef, parent: CodingPathNode, key: (any CodingKey)?,
-    allowsFallback: Bool = true, defaults: [String: Any]? = nil
-  ) throws -> T {
-    if let result = try unboxScalar(T.self, value, parent, key, allowsFallback, defaults) {
-      return result
+  /// Runs `body`; when it throws and the decode is not aborting, forgets the report entries it
+  /// made and returns nil, so the caller can drop or null the value (and report that instead).
+  func recovering<R>(_ body: () throws -> R) throws -> R? {
+    let mark = recorder.mark
+    do {
+      return try body()
+    } catch {
+      if isAborting { throw error }
+      recorder.rollback(to: mark)
+      return nil
     }
-    let traits = state.traits(of: T.self)
-    if traits.isSpecial,
-      let special = try unboxSpecial(T.self, value, parent, key, allowsFallback, defaults, traits)
-    {
-      return special
-    }
-    if state.isLenient, let key, isMissingOrNull(value),
-      let initial = defaults?[key.stringValue] as? T
-    {
-      state.report(.defaulted, T.self, value, parent, key)
-      return initial
-    }
-    let path = parent.appending(key)
-    let saved = (self.value, pathNode, self.allowsFallback, currentType)
-    setPosition(value, path)
-    self.allowsFallback = allowsFallback && !traits.isRawRepresentable
-    currentType = T.self
-    defer { (self.value, pathNode, self.allowsFallback, currentType) = saved }
-
-    if state.isLenient {
-      if let lenient = traits.lenientDecodable {
-        pendingDefaults = initialValues(of: lenient)
-      }
-      if let defaultable = traits.caseDefaultable {
-        do {
-          return try T(from: self)
-        } catch {
-          guard let fallback = defaultCase(of: defaultable) as? T else { throw error }
-          state.report(.defaulted, T.self, value, parent, key)
-          return fallback
-        }
-      }
-    }
-    return try T(from: self)
   }
 
-  func setPosition(_ value: ValueRef, _ path: CodingPathNode) {
-    self.value = value
-    pathNode = path
-  }
-
-  func isMissingOrNull(_ value: ValueRef) -> Bool {
-    guard let index = value.index else { return true }
-    return value.document.kind(index) == .null
-  }
-
+  /// Scalars by identity, before any trait lookup: the commonest values take the shortest path.
   @inline(__always)
-  private func unboxScalar<T: Decodable>(
-    _ type: T.Type, _ value: ValueRef, _ parent: CodingPathNode, _ key: (any CodingKey)?,
-    _ allowsFallback: Bool, _ defaults: [String: Any]?
-  ) throws -> T? {
+  private func unboxScalar<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws
+    -> T?
+  {
     func read<S: JSONScalar>(_ scalarType: S.Type) throws -> T? {
-      try scalar(
-        S.self, value, parent: parent, key: key, allowsFallback: allowsFallback, defaults: defaults)
-        as? T
+      try scalar(S.self, at: position) as? T
     }
     if T.self == String.self { return try read(String.self) }
     if T.self == Int.self { return try read(Int.self) }
@@ -162,20 +169,59 @@ final class DecoderImpl: Decoder {
     if T.self == UInt16.self { return try read(UInt16.self) }
     if T.self == Int8.self { return try read(Int8.self) }
     if T.self == UInt8.self { return try read(UInt8.self) }
+    if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+      if T.self == Int128.self { return try read(Int128.self) }
+      if T.self == UInt128.self { return try read(UInt128.self) }
+    }
     return nil
   }
 
-  /// The initial values of a `LenientDecodable` type's stored properties, by name.
-  private func initialValues(of type: any LenientDecodable.Type) -> [String: Any] {
-    var values: [String: Any] = [:]
-    for child in Mirror(reflecting: type.init()).children {
-      guard var label = child.label else { continue }
-      // Property wrappers store `_name`.
-      if label.hasPrefix("_") { label.removeFirst() }
-      values[label] = child.value
-    }
-    return values
+  /// The traits of `type`, cached for the rest of this decode.
+  @inline(__always)
+  func traits(of type: Any.Type) -> TypeTraits {
+    let id = ObjectIdentifier(type)
+    if let cached = traitCache[id] { return cached }
+    let traits = TypeTraits(type)
+    traitCache[id] = traits
+    return traits
   }
 
   private func defaultCase<C: CaseDefaultable>(of type: C.Type) -> Any { C.defaultCase }
+
+  // MARK: - The root
+
+  /// Decodes `type` at `path` from the root of the document.
+  func decodeRoot<T: Decodable>(_ type: T.Type, at path: JSONPath) throws -> T {
+    let document = position.document
+    var index = 0
+    var node = CodingPathNode.root
+    for component in path.components {
+      let key = AnyCodingKey(component)
+      guard let found = document.child(component, of: index) else {
+        if let optional = type as? any DecodableOptional.Type, let none = optional.nilValue as? T {
+          return none
+        }
+        throw DecodingError.keyNotFound(
+          key,
+          DecodingError.Context(
+            codingPath: node.path,
+            debugDescription:
+              "No value at path \(path): \(describeMissingStep(key, in: document, at: index))"))
+      }
+      index = found
+      node = node.appending(key)
+    }
+    return try unbox(
+      type,
+      at: DecodingPosition(document: document, index: index, parent: node, key: nil, type: type))
+  }
+
+  private func describeMissingStep(_ key: AnyCodingKey, in document: JSONDocument, at index: Int)
+    -> String
+  {
+    let step = key.intValue.map { "index \($0)" } ?? "key \"\(key.stringValue)\""
+    let here = DecodingPosition(
+      document: document, index: index, parent: .root, key: nil, type: Any.self)
+    return "\(step) not found in \(describe(here))."
+  }
 }

@@ -62,25 +62,35 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
     }
   }
 
-  /// All entries in decoding order.
+  /// The stored entries in decoding order: the first `LenientDecoder.maxReportEntries`.
   public internal(set) var entries: [Entry]
+  /// How many entries were made past the cap and not stored.
+  public internal(set) var omittedCount: Int
 
   /// Creates a report.
   ///
-  /// - Parameter entries: the entries in decoding order.
-  public init(entries: [Entry] = []) {
+  /// - Parameters:
+  ///   - entries: the entries in decoding order.
+  ///   - omittedCount: how many more entries were made but not stored.
+  public init(entries: [Entry] = [], omittedCount: Int = 0) {
     self.entries = entries
+    self.omittedCount = omittedCount
   }
 
   /// Whether nothing was coerced or fell back.
-  public var isEmpty: Bool { entries.isEmpty }
+  public var isEmpty: Bool { entries.isEmpty && omittedCount == 0 }
+
+  /// Every entry made, stored or not.
+  public var totalCount: Int { entries.count + omittedCount }
 
   /// Iterates the entries.
   public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 
-  /// The entries as an aligned table, or `no coercions or fallbacks`.
+  /// The entries as an aligned table, or `no coercions or fallbacks`; a last line says how
+  /// many entries past the cap were not stored.
   public var description: String {
-    guard !entries.isEmpty else { return "no coercions or fallbacks" }
+    guard !isEmpty else { return "no coercions or fallbacks" }
+    let omitted = omittedCount > 0 ? "\n… and \(omittedCount) more entries not stored" : ""
     let header = ["path", "kind", "expected", "found"]
     let rows =
       [header]
@@ -92,7 +102,7 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
     return rows.map { row in
       (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
         .joined(separator: "  ") + "  " + row[3]
-    }.joined(separator: "\n")
+    }.joined(separator: "\n") + omitted
   }
 }
 

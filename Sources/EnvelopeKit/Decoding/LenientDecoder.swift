@@ -73,9 +73,13 @@ public struct LenientDecoder: Sendable {
   public var envelope: EnvelopeFormat = .default
   /// Values handed to models through `Decoder.userInfo`.
   public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
-  /// The deepest nesting accepted; default 512. Decoding is recursive, so a much higher limit
-  /// needs a thread with a larger stack.
+  /// The deepest nesting accepted; default 512, as Foundation. Strings holding JSON that the
+  /// lenient policy reads count against the same limit. Input nested deeper than the current
+  /// thread's stack can decode throws `DecodingError.dataCorrupted` whatever this says.
   public var maxDepth: Int = 512
+  /// The most report entries stored; default 1,000. Past it entries are counted, not stored
+  /// (`DecodingReport.omittedCount`), so a huge sloppy payload cannot grow the report unbounded.
+  public var maxReportEntries: Int = 1_000
 
   /// Creates a decoder with Foundation-like defaults.
   ///
@@ -123,15 +127,17 @@ public struct LenientDecoder: Sendable {
     _ type: T.Type, from data: Data, at path: JSONPath? = nil
   ) throws -> Decoded<T> {
     let document = try Self.document(from: data, maxDepth: maxDepth)
-    let state = DecodingState(decoder: self)
-    let value = try state.decode(T.self, document: document, at: path ?? .root)
-    return Decoded(value: value, report: DecodingReport(entries: state.entries))
+    let decoder = DecoderImpl(options: DecodingOptions(self), document: document)
+    let value = try decoder.decodeRoot(type, at: path ?? .root)
+    return Decoded(value: value, report: decoder.recorder.report)
   }
 
-  /// Scans `data`, turning reader errors into `DecodingError.dataCorrupted`.
+  /// Scans `data` as Foundation's `JSONDecoder` reads it (UTF-8, UTF-16 or UTF-32; trailing
+  /// commas allowed), turning reader errors into `DecodingError.dataCorrupted`.
   static func document(from data: Data, maxDepth: Int) throws -> JSONDocument {
     do {
-      return try JSONDocument(data: data, maxDepth: maxDepth)
+      return try JSONDocument(
+        data: JSONInputEncoding.utf8(data), maxDepth: maxDepth, allowsTrailingCommas: true)
     } catch {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(

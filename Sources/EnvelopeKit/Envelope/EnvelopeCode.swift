@@ -77,8 +77,8 @@ public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable
   /// - Parameter decoder: any decoder; with `LenientDecoder` the number text is kept exactly.
   /// - Throws: `DecodingError.typeMismatch` for null, arrays and objects.
   public init(from decoder: any Decoder) throws {
-    if let impl = decoder as? DecoderImpl, let index = impl.value.index {
-      let document = impl.value.document
+    if let impl = decoder as? DecoderImpl, let index = impl.position.index {
+      let document = impl.position.document
       switch document.kind(index) {
       case .number:
         self.storage = .number(document.rawText(index))

@@ -72,11 +72,9 @@ extension LenientDecoder {
     }
     var decoder = self
     decoder.envelope = format
-    let state = DecodingState(decoder: decoder)
-    let value = try state.decodeEnvelopeData(
-      T.self, document: document, format: format, status: status)
-    return EnvelopeResult(
-      status: status, value: value, report: DecodingReport(entries: state.entries))
+    let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
+    let value = try impl.decodeEnvelopeData(type, format: format, status: status)
+    return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
   }
 
   /// Reads only the code and message (MoyaMapper's status-only call).
@@ -134,29 +132,32 @@ extension LenientDecoder {
   }
 }
 
-extension DecodingState {
+extension DecoderImpl {
   /// Decodes the payload of a success envelope, with the fallbacks for missing or null data.
   func decodeEnvelopeData<T: Decodable>(
-    _ type: T.Type, document: JSONDocument, format: EnvelopeFormat, status: EnvelopeStatus
+    _ type: T.Type, format: EnvelopeFormat, status: EnvelopeStatus
   ) throws -> T {
+    let document = position.document
     let index = document.index(at: format.data)
     if index == nil || index.map({ document.kind($0) == .null }) == true {
-      let value = ValueRef(document: document, index: index)
-      let node = CodingPathNode.root.appending(path: format.data)
       if let empty = emptyPayload(T.self) {
-        if !(T.self is OptionalDecodable.Type) && T.self != Empty.self {
-          report(.defaulted, T.self, value, node, nil)
+        if !(T.self is any DecodableOptional.Type) && T.self != Empty.self {
+          record(
+            .defaulted,
+            at: DecodingPosition(
+              document: document, index: index,
+              parent: CodingPathNode.root.appending(path: format.data), key: nil, type: T.self))
         }
         return empty
       }
       throw EnvelopeError.missingData(code: status.code)
     }
-    return try decode(T.self, document: document, at: format.data)
+    return try decodeRoot(type, at: format.data)
   }
 
   /// nil for Optionals, `Empty()`, `[]` and `[:]`; nil when `T` has no empty payload.
   private func emptyPayload<T>(_ type: T.Type) -> T? {
-    if let optional = T.self as? any OptionalDecodable.Type { return optional.nilValue as? T }
+    if let optional = T.self as? any DecodableOptional.Type { return optional.nilValue as? T }
     if T.self == Empty.self { return Empty() as? T }
     if let collection = T.self as? any EmptyCollection.Type {
       return collection.emptyCollection as? T

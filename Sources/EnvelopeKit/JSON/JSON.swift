@@ -185,6 +185,8 @@ public struct JSONObject: Hashable, Sendable, Sequence {
   public private(set) var keys: [String] = []
   /// The values, parallel to `keys`.
   public private(set) var values: [JSON] = []
+  /// The position of each key's first occurrence, so lookups stay O(1) in large objects.
+  private var positions: [String: Int] = [:]
 
   /// Creates an empty object.
   public init() {}
@@ -192,11 +194,11 @@ public struct JSONObject: Hashable, Sendable, Sequence {
   /// The number of members.
   public var count: Int { keys.count }
 
-  /// The value for `key`, or nil.
+  /// The value for `key` (its first occurrence), or nil.
   ///
   /// - Parameter key: the member name.
   public subscript(key: String) -> JSON? {
-    guard let position = keys.firstIndex(of: key) else { return nil }
+    guard let position = positions[key] else { return nil }
     return values[position]
   }
 
@@ -206,6 +208,7 @@ public struct JSONObject: Hashable, Sendable, Sequence {
   ///   - key: the member name.
   ///   - value: its value.
   public mutating func append(_ key: String, _ value: JSON) {
+    if positions[key] == nil { positions[key] = keys.count }
     keys.append(key)
     values.append(value)
   }
@@ -213,5 +216,16 @@ public struct JSONObject: Hashable, Sendable, Sequence {
   /// Iterates members in source order.
   public func makeIterator() -> Zip2Sequence<[String], [JSON]>.Iterator {
     zip(keys, values).makeIterator()
+  }
+
+  /// Equal when keys and values are equal in order.
+  public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+    lhs.keys == rhs.keys && lhs.values == rhs.values
+  }
+
+  /// Hashes keys and values in order.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(keys)
+    hasher.combine(values)
   }
 }

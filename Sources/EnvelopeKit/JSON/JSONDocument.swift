@@ -13,11 +13,18 @@ final class JSONDocument: @unchecked Sendable {
   let tokens: UnsafeBufferPointer<JSONToken>
 
   /// Scans `data`. Throws `JSONReaderError`.
-  init(data: Data, maxDepth: Int) throws(JSONReaderError) {
+  ///
+  /// - Parameters:
+  ///   - data: UTF-8 JSON.
+  ///   - maxDepth: the deepest container nesting accepted.
+  ///   - allowsTrailingCommas: whether `[1,]` and `{"a":1,}` are accepted (as Foundation's
+  ///     `JSONDecoder` accepts them); strict RFC 8259 when false.
+  init(data: Data, maxDepth: Int, allowsTrailingCommas: Bool = false) throws(JSONReaderError) {
     let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, data.count))
     _ = storage.initialize(from: data)
     let bytes = UnsafeBufferPointer(rebasing: storage[0..<data.count])
-    var scanner = JSONScanner(bytes: bytes, maxDepth: max(1, maxDepth))
+    var scanner = JSONScanner(
+      bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
     let scanned: [JSONToken]
     do {
       scanned = try scanner.scan()
@@ -68,10 +75,19 @@ final class JSONDocument: @unchecked Sendable {
 
   /// Finds the value token for `key` in the object at `object`; the first occurrence wins,
   /// as with Foundation's JSONDecoder.
+  ///
+  /// Keys compare by bytes. Foundation matches keys by `String` equality (canonical
+  /// equivalence: a decomposed `é`, the Kelvin sign), so an object that has a key with escapes
+  /// or non-ASCII bytes (flagged by the scanner), or a non-ASCII `key` that matched no key byte
+  /// for byte, is searched comparing `String`s, still in order so that the first occurrence wins.
   @inline(__always)
   func valueIndex(forKey key: String, inObject object: Int) -> Int? {
+    if tokens[object].flags.contains(.hasNonASCIIKeys) {
+      return canonicalValueIndex(forKey: key, inObject: object)
+    }
     var key = key
-    return key.withUTF8 { keyBytes in
+    var keyIsASCII = true
+    let found: Int? = key.withUTF8 { keyBytes in
       let length = UInt32(keyBytes.count)
       // A nil base address means an empty buffer, where the length check alone decides.
       guard let base = bytes.baseAddress else { return nil }
@@ -80,9 +96,7 @@ final class JSONDocument: @unchecked Sendable {
       let end = Int(tokens[object].next)
       while child < end {
         let token = tokens[child]
-        if token.flags.contains(.hasEscapes) {
-          if string(child) == String(decoding: keyBytes, as: UTF8.self) { return child + 1 }
-        } else if token.end &- token.start == length,
+        if token.end &- token.start == length,
           length == 0
             || keyBase.map({ memcmp(base + Int(token.start), $0, Int(length)) == 0 }) == true
         {
@@ -90,7 +104,32 @@ final class JSONDocument: @unchecked Sendable {
         }
         child = Int(tokens[child + 1].next)
       }
+      keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
       return nil
+    }
+    if found != nil || keyIsASCII { return found }
+    return canonicalValueIndex(forKey: key, inObject: object)
+  }
+
+  /// The slow pass of `valueIndex`: keys compared as `String`s.
+  private func canonicalValueIndex(forKey key: String, inObject object: Int) -> Int? {
+    var child = object + 1
+    let end = Int(tokens[object].next)
+    while child < end {
+      if string(child) == key { return child + 1 }
+      child = Int(tokens[child + 1].next)
+    }
+    return nil
+  }
+
+  /// The members of the object at `object` as (key token, value token) pairs, in order.
+  func members(of object: Int) -> some Sequence<(key: Int, value: Int)> {
+    let end = Int(tokens[object].next)
+    return sequence(state: object + 1) { child -> (key: Int, value: Int)? in
+      guard child < end else { return nil }
+      let member = (key: child, value: child + 1)
+      child = Int(self.tokens[child + 1].next)
+      return member
     }
   }
 

@@ -57,11 +57,17 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
   /// The value as `UInt64`, if integral and in range.
   public var uint64Value: UInt64? { integer(as: UInt64.self) }
 
-  /// The value as `Double`, equal to `Double(text)`; nil when it overflows to infinity.
-  public var doubleValue: Double? { withBytes { try? NumberParsing.double($0).get() } }
+  /// The value as `Double`, equal to `Double(text)` (0 when too small to represent); nil when
+  /// it overflows to infinity. (Decoding a `Double` is stricter: underflow throws, as in
+  /// Foundation's `JSONDecoder`.)
+  public var doubleValue: Double? {
+    withBytes { try? NumberParsing.double($0, allowsUnderflow: true).get() }
+  }
 
-  /// The value as `Float`, rounded once from the text; nil when it overflows.
-  public var floatValue: Float? { withBytes { try? NumberParsing.float($0).get() } }
+  /// The value as `Float`, rounded once from the text (0 when too small); nil when it overflows.
+  public var floatValue: Float? {
+    withBytes { try? NumberParsing.float($0, allowsUnderflow: true).get() }
+  }
 
   /// The value as `Decimal`, parsed from the text (never through `Double`).
   public var decimalValue: Decimal? { withBytes { try? NumberParsing.decimal($0).get() } }

@@ -2,7 +2,9 @@
 // in JSONToken.swift. It is strict RFC 8259:
 // - UTF-8 is validated (overlong forms, encoded surrogates and code points past U+10FFFF are
 //   rejected); a leading UTF-8 byte order mark is skipped, as Foundation does.
-// - No comments, trailing commas, NaN/Infinity, leading zeros or unescaped control characters.
+// - No comments, NaN/Infinity, leading zeros or unescaped control characters; trailing commas
+//   only when `allowsTrailingCommas` is set (LenientDecoder sets it: Foundation's JSONDecoder
+//   accepts them; `JSON(data:)` does not).
 // - `\u` escapes must form valid UTF-16: a lone surrogate is rejected with `loneSurrogate`
 //   (Foundation's JSONDecoder rejects it too) rather than replaced, so no text is altered.
 // - Nesting is tracked on an explicit stack, never by recursion, and capped at `maxDepth`.
@@ -11,12 +13,14 @@
 struct JSONScanner {
   private let bytes: UnsafeBufferPointer<UInt8>
   private let maxDepth: Int
+  private let allowsTrailingCommas: Bool
   private var index = 0
   private(set) var tokens: [JSONToken] = []
 
-  init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+  init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool = false) {
     self.bytes = bytes
     self.maxDepth = maxDepth
+    self.allowsTrailingCommas = allowsTrailingCommas
     tokens.reserveCapacity(max(16, bytes.count / 6))
   }
 
@@ -47,7 +51,7 @@ struct JSONScanner {
           index += 1
           closeContainer(stack.removeLast())
         } else {
-          if isObject { try scanKey() }
+          if isObject { try scanKey(object: stack[stack.count - 1]) }
           continue valueLoop
         }
       case ASCII.quote:
@@ -74,7 +78,14 @@ struct JSONScanner {
         if next == ASCII.comma {
           index += 1
           skipWhitespace()
-          if isObject { try scanKey() }
+          if allowsTrailingCommas, index < bytes.count,
+            bytes[index] == (isObject ? ASCII.closeBrace : ASCII.closeBracket)
+          {
+            index += 1
+            closeContainer(stack.removeLast())
+            continue
+          }
+          if isObject { try scanKey(object: top) }
           continue valueLoop
         }
         guard next == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
@@ -99,13 +110,16 @@ struct JSONScanner {
     tokens[tokenIndex].next = UInt32(truncatingIfNeeded: tokens.count)
   }
 
-  /// Scans `"key" :` and leaves `index` at the value.
-  private mutating func scanKey() throws(JSONReaderError) {
+  /// Scans `"key" :` of the object at token `object` and leaves `index` at the value.
+  private mutating func scanKey(object: Int) throws(JSONReaderError) {
     guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
     guard bytes[index] == ASCII.quote else {
       throw error(.unexpectedCharacter(bytes[index], expected: "a string key"), at: index)
     }
     try scanString()
+    if !tokens[tokens.count - 1].flags.isDisjoint(with: [.hasEscapes, .isNonASCII]) {
+      tokens[object].flags.insert(.hasNonASCIIKeys)
+    }
     skipWhitespace()
     guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
     guard bytes[index] == ASCII.colon else {
@@ -205,6 +219,7 @@ struct JSONScanner {
       } else if byte < 0x20 {
         throw error(.controlCharacterInString(byte), at: index)
       } else {
+        flags.insert(.isNonASCII)
         try scanUTF8Sequence()
       }
     }

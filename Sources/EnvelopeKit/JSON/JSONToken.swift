@@ -24,11 +24,15 @@ struct JSONToken {
     case null, `true`, `false`, number, string, array, object
   }
 
-  /// Flags for strings (`hasEscapes`) and numbers (`isInteger`: no fraction, no exponent).
+  /// Flags for strings (`hasEscapes`, `isNonASCII`), numbers (`isInteger`: no fraction, no
+  /// exponent) and objects (`hasNonASCIIKeys`: some key has escapes or non-ASCII bytes, so key
+  /// lookup may need a canonical-equivalence comparison after the byte comparison).
   struct Flags: OptionSet {
     let rawValue: UInt8
     static let hasEscapes = Flags(rawValue: 1)
     static let isInteger = Flags(rawValue: 2)
+    static let isNonASCII = Flags(rawValue: 4)
+    static let hasNonASCIIKeys = Flags(rawValue: 8)
   }
 
   var kind: Kind

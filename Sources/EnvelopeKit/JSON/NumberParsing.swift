@@ -94,23 +94,43 @@ enum NumberParsing {
     return text.withUnsafeBufferPointer { plainInteger($0) }
   }
 
-  /// A valid JSON number lexeme to Double. Fails with `outOfRange` when it overflows to infinity.
+  /// A valid JSON number lexeme to Double. Fails with `outOfRange` when it overflows to
+  /// infinity or underflows to zero (`1e-400`), as Foundation's `JSONDecoder` does.
+  /// With `allowsUnderflow`, a value too small to represent is 0 (what `Double(text)` gives).
   @inline(__always)
-  static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Double, NumberConversionFailure>
+  static func double(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool = false)
+    -> Result<Double, NumberConversionFailure>
   {
     if let fast = fastDouble(bytes) { return .success(fast) }
     guard let value = Double(String(decoding: bytes, as: UTF8.self)) else {
       return .failure(.invalid)
     }
-    return value.isFinite ? .success(value) : .failure(.outOfRange)
+    return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
   }
 
-  /// A valid JSON number lexeme to Float, rounded once from the text.
-  static func float(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Float, NumberConversionFailure> {
+  /// A valid JSON number lexeme to Float, rounded once from the text; `outOfRange` on overflow
+  /// and underflow.
+  static func float(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool = false)
+    -> Result<Float, NumberConversionFailure>
+  {
     guard let value = Float(String(decoding: bytes, as: UTF8.self)) else {
       return .failure(.invalid)
     }
-    return value.isFinite ? .success(value) : .failure(.outOfRange)
+    return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
+  }
+
+  /// Infinity (overflow) and zero from a lexeme with a nonzero digit (underflow) do not fit.
+  private static func checkedRange<F: BinaryFloatingPoint>(
+    _ value: F, _ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool
+  ) -> Result<F, NumberConversionFailure> {
+    guard value.isFinite else { return .failure(.outOfRange) }
+    if value == 0, !allowsUnderflow {
+      for byte in bytes {
+        if byte == ASCII.lowerE || byte == ASCII.upperE { break }
+        if byte > ASCII.zero && byte <= ASCII.nine { return .failure(.outOfRange) }
+      }
+    }
+    return .success(value)
   }
 
   /// A valid JSON number lexeme to Decimal, from its text (never through Double).

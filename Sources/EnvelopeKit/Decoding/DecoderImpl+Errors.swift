@@ -1,0 +1,115 @@
+import Foundation
+
+// Report entries and errors. Errors are worded as Foundation's JSONDecoder words them.
+
+extension DecoderImpl {
+  // MARK: - Report
+
+  /// Adds a report entry for the value at `position`, named by its declared type.
+  func record(_ kind: DecodingReport.Entry.Kind, at position: DecodingPosition) {
+    recorder.add {
+      DecodingReport.Entry(
+        path: formatCodingPath(position.codingPath), kind: kind,
+        expected: String(describing: position.type), found: describe(position))
+    }
+  }
+
+  /// The JSON kind and a short snippet: `string "18"`, `number 3.5`, `missing`.
+  func describe(_ position: DecodingPosition) -> String {
+    guard let index = position.index else { return "missing" }
+    let document = position.document
+    switch document.kind(index) {
+    case .null: return "null"
+    case .true: return "bool true"
+    case .false: return "bool false"
+    case .number: return "number \(snippet(document.rawText(index)))"
+    case .string:
+      var escaped = ""
+      writeEscaped(snippet(document.string(index)), to: &escaped)
+      return "string \(escaped)"
+    case .array: return "array of \(document.tokens[index].count)"
+    case .object: return "object of \(document.tokens[index].count) keys"
+    }
+  }
+
+  private func snippet(_ text: String) -> String {
+    text.count <= 40 ? text : String(text.prefix(37)) + "..."
+  }
+
+  // MARK: - Errors
+
+  func kindDescription(_ position: DecodingPosition) -> String {
+    switch position.kind {
+    case nil: return "nothing"
+    case .null: return "null"
+    case .true, .false: return "bool"
+    case .number: return "number"
+    case .string: return "a string"
+    case .array: return "an array"
+    case .object: return "a dictionary"
+    }
+  }
+
+  /// What strict policy throws for a value that is missing, null, of the wrong kind or (with
+  /// `unrepresentable`) a number that does not fit `type`.
+  func strictError(_ type: Any.Type, at position: DecodingPosition, unrepresentable: Bool = false)
+    -> DecodingError
+  {
+    guard let index = position.index else {
+      if let key = position.key {
+        return keyNotFound(key, in: position.parent)
+      }
+      return DecodingError.valueNotFound(
+        type,
+        DecodingError.Context(
+          codingPath: position.codingPath, debugDescription: "No value found."))
+    }
+    let path = position.codingPath
+    let document = position.document
+    if document.kind(index) == .null {
+      return DecodingError.valueNotFound(
+        type,
+        DecodingError.Context(
+          codingPath: path,
+          debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+    }
+    if unrepresentable {
+      return DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: path,
+          debugDescription: "Number \(document.rawText(index)) is not representable in Swift."))
+    }
+    return DecodingError.typeMismatch(
+      type,
+      DecodingError.Context(
+        codingPath: path,
+        debugDescription:
+          "Expected to decode \(type) but found \(kindDescription(position)) instead."
+      ))
+  }
+
+  func keyNotFound(_ key: AnyCodingKey, in parent: CodingPathNode) -> DecodingError {
+    DecodingError.keyNotFound(
+      key,
+      DecodingError.Context(
+        codingPath: parent.path,
+        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+  }
+
+  /// A string that did not parse as the type a strategy expects.
+  func invalidString(_ message: String, at position: DecodingPosition) -> DecodingError {
+    DecodingError.dataCorrupted(
+      DecodingError.Context(codingPath: position.codingPath, debugDescription: message))
+  }
+
+  /// Stops the decode: the input nests deeper than this thread's stack can decode.
+  func abort(tooDeepAt position: DecodingPosition) -> DecodingError {
+    isAborting = true
+    return DecodingError.dataCorrupted(
+      DecodingError.Context(
+        codingPath: position.codingPath,
+        debugDescription:
+          "The JSON is nested too deeply to decode on this thread's stack (depth \(position.depth))."
+      ))
+  }
+}

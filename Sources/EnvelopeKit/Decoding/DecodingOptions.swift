@@ -1,0 +1,116 @@
+import Foundation
+
+/// The settings of one decode call, fixed for its duration: the public decoder's strategies, the
+/// leniency its policy stands for, and `userInfo` as models see it.
+struct DecodingOptions {
+  let decoder: LenientDecoder
+  let leniency: Leniency
+  let userInfo: [CodingUserInfoKey: Any]
+
+  init(_ decoder: LenientDecoder) {
+    self.decoder = decoder
+    leniency = Leniency(decoder.policy)
+    var info: [CodingUserInfoKey: Any] = [:]
+    for (key, value) in decoder.userInfo { info[key] = value }
+    if info[.envelopeFormat] == nil { info[.envelopeFormat] = decoder.envelope }
+    userInfo = info
+  }
+
+  var maxDepth: Int { decoder.maxDepth }
+
+  /// The non-conforming float a string stands for under the options, or nil.
+  func nonConformingFloat(_ document: JSONDocument, _ index: Int) -> Double? {
+    guard
+      case .convertFromString(let positive, let negative, let nan) =
+        decoder.nonConformingFloatDecodingStrategy
+    else { return nil }
+    let text = document.string(index)
+    if text == positive { return .infinity }
+    if text == negative { return -.infinity }
+    if text == nan { return .nan }
+    return nil
+  }
+}
+
+/// The report entries of one decode, capped at `limit` stored entries with an exact count of
+/// the rest, and rolled back when a value that made entries is dropped as a whole.
+final class ReportRecorder {
+  private(set) var entries: [DecodingReport.Entry] = []
+  /// Every entry made, stored or not.
+  private(set) var count = 0
+  let limit: Int
+
+  init(limit: Int) {
+    self.limit = max(0, limit)
+  }
+
+  var report: DecodingReport {
+    DecodingReport(entries: entries, omittedCount: count - entries.count)
+  }
+
+  /// A point to roll back to.
+  var mark: Int { count }
+
+  /// Forgets the entries made since `mark`.
+  func rollback(to mark: Int) {
+    count = mark
+    if entries.count > mark { entries.removeSubrange(mark...) }
+  }
+
+  /// Adds an entry; `make` runs only when the entry is stored.
+  func add(_ make: () -> DecodingReport.Entry) {
+    if entries.count < limit { entries.append(make()) }
+    count += 1
+  }
+}
+
+/// What the decoder needs to know about a type, found once per type and decode call.
+struct TypeTraits {
+  /// How the decoder itself decodes the type, bypassing `init(from:)`; nil for most types.
+  enum Special {
+    case optional(any DecodableOptional.Type)
+    case array(any DecodableArray.Type)
+    case dictionary(any DecodableStringDictionary.Type)
+    case date, decimal, url, data
+  }
+
+  var special: Special?
+  var isRawRepresentable = false
+  /// The declared initial values of a `LenientDecodable` type's properties, by name.
+  var initialValues: [String: Any]?
+  var caseDefaultable: (any CaseDefaultable.Type)?
+
+  init(_ type: Any.Type) {
+    if let optional = type as? any DecodableOptional.Type {
+      special = .optional(optional)
+    } else if let array = type as? any DecodableArray.Type {
+      special = .array(array)
+    } else if let dictionary = type as? any DecodableStringDictionary.Type {
+      special = .dictionary(dictionary)
+    } else if type == Date.self {
+      special = .date
+    } else if type == Decimal.self {
+      special = .decimal
+    } else if type == URL.self {
+      special = .url
+    } else if type == Data.self {
+      special = .data
+    }
+    isRawRepresentable = type is any RawRepresentable.Type
+    if let lenient = type as? any LenientDecodable.Type {
+      initialValues = Self.initialValues(of: lenient)
+    }
+    caseDefaultable = type as? any CaseDefaultable.Type
+  }
+
+  private static func initialValues(of type: any LenientDecodable.Type) -> [String: Any] {
+    var values: [String: Any] = [:]
+    for child in Mirror(reflecting: type.init()).children {
+      guard var label = child.label else { continue }
+      // Property wrappers store `_name`.
+      if label.hasPrefix("_") { label.removeFirst() }
+      values[label] = child.value
+    }
+    return values
+  }
+}

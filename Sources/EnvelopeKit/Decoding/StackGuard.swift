@@ -1,0 +1,71 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Keeps the recursive Codable walk inside the current thread's stack.
+///
+/// Decoding a nested value recurses (`init(from:)` calls back into the decoder), so deep input
+/// could overflow a small thread stack (512 KB on Apple platforms' secondary threads) whatever
+/// `maxDepth` says. The guard reads the thread's stack bounds once per decode and, before each
+/// nested container, checks that at least `reserve` bytes remain; otherwise the decode throws.
+struct StackGuard {
+  /// The lowest address a nested decode may start at; 0 when the bounds are unknown.
+  private let floor: UInt
+
+  /// - Parameter reserve: the stack kept free for one more level and for throwing.
+  init(reserve: UInt = 64 * 1024) {
+    floor = Self.lowestAddress().map { $0 + reserve } ?? 0
+  }
+
+  /// Whether there is room for one more nested level.
+  @inline(__always)
+  var hasRoom: Bool { Self.currentAddress() > floor }
+
+  @inline(never)
+  private static func currentAddress() -> UInt {
+    var marker: UInt8 = 0
+    return withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+  }
+
+  /// The low end of the current thread's stack (stacks grow down on every supported platform).
+  private static func lowestAddress() -> UInt? {
+    #if canImport(Darwin)
+      let thread = pthread_self()
+      let top = UInt(bitPattern: pthread_get_stackaddr_np(thread))
+      let size = UInt(pthread_get_stacksize_np(thread))
+      return top > size ? top - size : nil
+    #elseif canImport(Glibc) || canImport(Musl)
+      guard let getAttributes = threadAttributesFunction else { return nil }
+      var attributes = pthread_attr_t()
+      guard getAttributes(pthread_self(), &attributes) == 0 else { return nil }
+      defer { pthread_attr_destroy(&attributes) }
+      var address: UnsafeMutableRawPointer?
+      var size = 0
+      guard pthread_attr_getstack(&attributes, &address, &size) == 0, let address else {
+        return nil
+      }
+      return UInt(bitPattern: address)
+    #else
+      return nil
+    #endif
+  }
+}
+
+#if !canImport(Darwin) && (canImport(Glibc) || canImport(Musl))
+  /// `pthread_getattr_np`, which the C module does not export to Swift (it needs `_GNU_SOURCE`),
+  /// looked up once in the already loaded C library.
+  private let threadAttributesFunction:
+    (@convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32)? = {
+      // RTLD_DEFAULT: search the global symbol table.
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_getattr_np") else {
+        return nil
+      }
+      return unsafeBitCast(
+        symbol,
+        to: (@convention(c) (pthread_t, UnsafeMutablePointer<pthread_attr_t>) -> Int32).self)
+    }()
+#endif

@@ -1,0 +1,35 @@
+import Foundation
+
+/// UTF-16 and UTF-32 input, which Foundation's `JSONDecoder` reads, turned into the UTF-8 the
+/// scanner reads. `JSON(data:)` stays UTF-8 only (RFC 8259).
+enum JSONInputEncoding {
+  /// `data` as UTF-8: unchanged when it already is (or has too few bytes to tell), transcoded
+  /// when a byte order mark or the pattern of zero bytes in the first four bytes (RFC 4627's
+  /// detection, as Foundation does it) says UTF-16 or UTF-32.
+  ///
+  /// - Throws: `JSONReaderError` when the detected encoding does not decode.
+  static func utf8(_ data: Data) throws -> Data {
+    guard let encoding = detect(data) else { return data }
+    guard let text = String(data: data, encoding: encoding) else {
+      throw JSONReaderError(.invalidUTF8, offset: 0, in: UnsafeBufferPointer(start: nil, count: 0))
+    }
+    // String(data:encoding:) keeps a byte order mark as U+FEFF; the scanner skips it.
+    return Data(text.utf8)
+  }
+
+  private static func detect(_ data: Data) -> String.Encoding? {
+    guard data.count >= 2 else { return nil }
+    let b = Array(data.prefix(4)) + [UInt8](repeating: 1, count: max(0, 4 - data.count))
+    switch (b[0], b[1], b[2], b[3]) {
+    case (0x00, 0x00, 0xFE, 0xFF): return .utf32BigEndian
+    case (0xFF, 0xFE, 0x00, 0x00): return .utf32LittleEndian
+    case (0xFE, 0xFF, _, _): return .utf16BigEndian
+    case (0xFF, 0xFE, _, _): return .utf16LittleEndian
+    case (0x00, 0x00, 0x00, _) where data.count >= 4: return .utf32BigEndian
+    case (_, 0x00, 0x00, 0x00) where data.count >= 4 && b[0] != 0: return .utf32LittleEndian
+    case (0x00, _, _, _) where b[1] != 0: return .utf16BigEndian
+    case (_, 0x00, _, _) where b[0] != 0: return .utf16LittleEndian
+    default: return nil
+    }
+  }
+}
