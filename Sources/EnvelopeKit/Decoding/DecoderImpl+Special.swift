@@ -157,7 +157,7 @@ extension DecoderImpl {
       return try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) } as? T
     case .url:
       return try fallingBack(URL(string: "about:blank"), at: position) { position in
-        let text = try scalar(String.self, at: position.reading(URL.self))
+        let text = try stringToParse(at: position)
         guard let url = URL(string: text) else {
           throw invalidString("Invalid URL string.", at: position)
         }
@@ -169,7 +169,7 @@ extension DecoderImpl {
         return nil
       case .base64:
         return try fallingBack(Data(), at: position) { position in
-          let text = try scalar(String.self, at: position.reading(Data.self))
+          let text = try stringToParse(at: position)
           guard let data = Data(base64Encoded: text) else {
             throw invalidString("Encountered Data is not valid Base64.", at: position)
           }
@@ -219,7 +219,7 @@ extension DecoderImpl {
       }
     case .iso8601:
       return try fallingBack(epoch, at: position) { position in
-        let text = try scalar(String.self, at: position)
+        let text = try stringToParse(at: position)
         guard let date = try? Date(text, strategy: .iso8601) else {
           throw invalidString("Expected date string to be ISO8601-formatted.", at: position)
         }
@@ -227,7 +227,7 @@ extension DecoderImpl {
       }
     case .formatted(let formatter):
       return try fallingBack(epoch, at: position) { position in
-        let text = try scalar(String.self, at: position)
+        let text = try stringToParse(at: position)
         guard let date = formatter.date(from: text) else {
           throw invalidString(
             "Date string does not match format expected by formatter.", at: position)
@@ -237,6 +237,15 @@ extension DecoderImpl {
     case .custom(let read):
       return try with(position) { try read(self) }
     }
+  }
+
+  /// The text of a string that a strategy parses (URL, base64, formatted dates). Only a JSON
+  /// string: a number or bool turned into text would parse into something nobody sent.
+  private func stringToParse(at position: DecodingPosition) throws -> String {
+    guard let index = position.index, position.document.kind(index) == .string else {
+      throw strictError(String.self, at: position)
+    }
+    return position.document.string(index)
   }
 
   /// A JSON number (or, leniently, a numeric string) read exactly as a Decimal.

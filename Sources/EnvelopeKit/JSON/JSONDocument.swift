@@ -12,13 +12,14 @@ final class JSONDocument: @unchecked Sendable {
   let bytes: UnsafeBufferPointer<UInt8>
   let tokens: UnsafeBufferPointer<JSONToken>
 
-  /// Scans `data`. Throws `JSONReaderError`.
+  /// Scans `data`.
   ///
   /// - Parameters:
   ///   - data: UTF-8 JSON.
   ///   - maxDepth: the deepest container nesting accepted.
   ///   - allowsTrailingCommas: whether `[1,]` and `{"a":1,}` are accepted (as Foundation's
   ///     `JSONDecoder` accepts them); strict RFC 8259 when false.
+  /// - Throws: `JSONReaderError` at the first problem.
   init(data: Data, maxDepth: Int, allowsTrailingCommas: Bool = false) throws(JSONReaderError) {
     let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, data.count))
     _ = storage.initialize(from: data)
