@@ -84,7 +84,7 @@ extension DecoderImpl {
     if let kind = position.kind, kind != .null {
       return strictError(type, at: position)
     }
-    if position.index == nil, let key = position.key {
+    if position.index == nil, let key = position.key, !position.readsMissingAsNull {
       return keyNotFound(key, in: position.parent)
     }
     return DecodingError.valueNotFound(

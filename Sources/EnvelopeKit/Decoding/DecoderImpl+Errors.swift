@@ -56,13 +56,14 @@ extension DecoderImpl {
     -> DecodingError
   {
     guard let index = position.index else {
-      if let key = position.key {
+      if let key = position.key, !position.readsMissingAsNull {
         return keyNotFound(key, in: position.parent)
       }
       return DecodingError.valueNotFound(
         type,
         DecodingError.Context(
-          codingPath: position.codingPath, debugDescription: "No value found."))
+          codingPath: position.codingPath,
+          debugDescription: "Cannot get value of type \(type) -- found null value instead"))
     }
     let path = position.codingPath
     let document = position.document

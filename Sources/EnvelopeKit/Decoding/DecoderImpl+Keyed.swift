@@ -231,11 +231,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
 
   private func superDecoder(key: AnyCodingKey) -> any Decoder {
-    DecoderImpl(
-      sharing: decoder,
-      at: DecodingPosition(
-        document: document, index: lookup(name: key.stringValue), parent: path, key: key,
-        type: Any.self))
+    var position = DecodingPosition(
+      document: document, index: lookup(name: key.stringValue), parent: path, key: key,
+      type: Any.self)
+    position.readsMissingAsNull = true
+    return DecoderImpl(sharing: decoder, at: position)
   }
 }
 

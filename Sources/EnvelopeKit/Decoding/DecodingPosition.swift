@@ -18,6 +18,9 @@ struct DecodingPosition {
   let fallbacks: [String: Any]?
   /// The Swift type being decoded here, named in report entries.
   var type: Any.Type
+  /// Whether a missing value reads as null in errors (a `superDecoder` of a missing key, as in
+  /// Foundation) rather than as a missing key.
+  var readsMissingAsNull = false
 
   init(
     document: JSONDocument, index: Int?, parent: CodingPathNode, key: AnyCodingKey?,
