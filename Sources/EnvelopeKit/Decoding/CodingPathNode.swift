@@ -3,28 +3,51 @@
 /// An index key spells its `stringValue` ("Index 3", as Foundation does) only when asked, so
 /// stepping through an array allocates nothing.
 struct AnyCodingKey: CodingKey, Hashable, Sendable {
-  private let name: String?
-  let intValue: Int?
+  /// One case per kind keeps the key within an existential's inline buffer (no box).
+  private enum Storage: Hashable, Sendable {
+    case name(String)
+    case index(Int)
+  }
+  private let storage: Storage
 
-  var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+  var stringValue: String {
+    switch storage {
+    case .name(let name): return name
+    case .index(let index): return "Index \(index)"
+    }
+  }
+
+  var intValue: Int? {
+    if case .index(let index) = storage { return index }
+    return nil
+  }
 
   init(stringValue: String) {
-    self.name = stringValue
-    self.intValue = nil
+    storage = .name(stringValue)
   }
 
   init(intValue: Int) {
-    self.name = nil
-    self.intValue = intValue
+    storage = .index(intValue)
   }
 
   init(_ key: any CodingKey) {
     if let key = key as? AnyCodingKey {
       self = key
-      return
+    } else if let index = key.intValue, key.stringValue == "Index \(index)" {
+      storage = .index(index)
+    } else {
+      storage = .name(key.stringValue)
     }
-    name = key.stringValue
-    intValue = key.intValue
+  }
+
+  /// A key of a concrete type, without the dynamic cast of `init(_: any CodingKey)`.
+  @inline(__always)
+  init<Key: CodingKey>(key: Key) {
+    if let index = key.intValue, key.stringValue == "Index \(index)" {
+      storage = .index(index)
+    } else {
+      storage = .name(key.stringValue)
+    }
   }
 
   init(_ component: JSONPath.Component) {
@@ -63,7 +86,7 @@ final class CodingPathNode: Sendable {
 
   func appending(_ key: AnyCodingKey?) -> CodingPathNode {
     guard let key else { return self }
-    return appending(key)
+    return CodingPathNode(parent: self, key: key)
   }
 
   var path: [any CodingKey] {

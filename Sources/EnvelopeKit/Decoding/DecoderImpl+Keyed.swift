@@ -88,8 +88,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   @inline(__always)
   private func position(_ key: Key, _ type: Any.Type) -> DecodingPosition {
+    position(key, type, index: lookup(key))
+  }
+
+  @inline(__always)
+  private func position(_ key: Key, _ type: Any.Type, index: Int?) -> DecodingPosition {
     DecodingPosition(
-      document: document, index: lookup(key), parent: path, key: AnyCodingKey(key),
+      document: document, index: index, parent: path, key: AnyCodingKey(key: key),
       fallbacks: fallbacks, type: type)
   }
 
@@ -98,7 +103,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   private func required(_ key: Key, _ type: Any.Type) throws -> DecodingPosition {
     let position = position(key, type)
     if position.index == nil, !decoder.leniency.fallsBack {
-      throw decoder.keyNotFound(AnyCodingKey(key), in: path)
+      throw decoder.keyNotFound(AnyCodingKey(key: key), in: path)
     }
     return position
   }
@@ -115,9 +120,14 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return document.kind(index) == .null
   }
 
+  /// Fast path: a value that reads strictly needs no position (pays on every payload row).
   @inline(__always)
   private func scalar<T: JSONScalar>(_ type: T.Type, _ key: Key) throws -> T {
-    try decoder.scalar(T.self, at: position(key, T.self))
+    let index = lookup(key)
+    if let index, case .value(let value) = T.strictValue(document, index, decoder.options) {
+      return value
+    }
+    return try decoder.scalar(T.self, at: position(key, T.self, index: index))
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key) }
@@ -156,9 +166,16 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// defaults (which go through `contains` and `decodeNil`) are not used.
   @inline(__always)
   private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
-    let position = position(key, type)
-    guard let index = position.index, document.kind(index) != .null else { return nil }
-    return try decoder.presentOptional(type, at: position)
+    guard let index = lookup(key), document.kind(index) != .null else { return nil }
+    return try decoder.presentOptional(type, at: position(key, type, index: index))
+  }
+
+  /// Scalars: as `optional`, with the strict read first and no position when it succeeds.
+  @inline(__always)
+  private func optional<T: JSONScalar>(_ type: T.Type, _ key: Key) throws -> T? {
+    guard let index = lookup(key), document.kind(index) != .null else { return nil }
+    if case .value(let value) = T.strictValue(document, index, decoder.options) { return value }
+    return try decoder.presentOptional(type, at: position(key, type, index: index))
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {

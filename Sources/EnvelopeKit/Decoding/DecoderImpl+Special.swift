@@ -101,18 +101,32 @@ extension DecoderImpl {
   /// An array element or dictionary value: nil when it was unusable and dropped (reported).
   func element<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
     guard leniency.dropsElements else { return try unbox(type, at: position) }
-    if let value = try recovering({ try unbox(type, at: position) }) { return value }
-    record(.dropped, at: position)
-    return nil
+    // `recovering`, written out: this runs once per array element.
+    let mark = recorder.mark
+    do {
+      return try unbox(type, at: position)
+    } catch {
+      if isAborting { throw error }
+      recorder.rollback(to: mark)
+      record(.dropped, at: position)
+      return nil
+    }
   }
 
   /// The present, non-null value of an Optional: nil (reported `nulled`) when unusable.
   func presentOptional<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
     let wrapped = position.reading(type, allowsFallback: false)
     guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
-    if let value = try recovering({ try unbox(type, at: wrapped) }) { return value }
-    record(.nulled, at: wrapped)
-    return nil
+    // `recovering`, written out: this runs once per present optional.
+    let mark = recorder.mark
+    do {
+      return try unbox(type, at: wrapped)
+    } catch {
+      if isAborting { throw error }
+      recorder.rollback(to: mark)
+      record(.nulled, at: wrapped)
+      return nil
+    }
   }
 
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).

@@ -57,8 +57,7 @@ final class DecoderImpl: Decoder {
     let object = try objectValue(at: position)
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, object: object, path: position.node,
-        fallbacks: traits(of: position.type).initialValues))
+        decoder: self, object: object, path: position.node, fallbacks: position.ownFallbacks))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -91,6 +90,7 @@ final class DecoderImpl: Decoder {
       return declared
     }
     if traits.isRawRepresentable { position.allowsFallback = false }
+    position.ownFallbacks = traits.initialValues
     return try with(position) {
       guard leniency.usesDefaultCases, let defaultable = traits.caseDefaultable else {
         return try type.init(from: self)

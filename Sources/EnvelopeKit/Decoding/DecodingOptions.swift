@@ -1,8 +1,9 @@
 import Foundation
 
 /// The settings of one decode call, fixed for its duration: the public decoder's strategies, the
-/// leniency its policy stands for, and `userInfo` as models see it.
-struct DecodingOptions {
+/// leniency its policy stands for, and `userInfo` as models see it. A class, so the scalar reads
+/// that take it pass one reference instead of copying every strategy.
+final class DecodingOptions {
   let decoder: LenientDecoder
   let leniency: Leniency
   let userInfo: [CodingUserInfoKey: Any]

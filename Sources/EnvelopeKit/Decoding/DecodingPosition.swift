@@ -8,7 +8,8 @@ struct DecodingPosition {
   var index: Int?
   /// The path of the container that holds the value.
   let parent: CodingPathNode
-  /// The value's key in `parent`; nil at the root.
+  /// The value's key in `parent`; nil at the root. Turned into a path node only when a
+  /// container or an error needs one.
   let key: AnyCodingKey?
   /// Whether an unusable value here may take a fallback. False for array elements and
   /// dictionary values (dropped instead), the value inside an Optional (nil instead) and the raw
@@ -51,6 +52,10 @@ struct DecodingPosition {
 
   /// How deep this value sits, counting every key and index from the root.
   var depth: Int { parent.depth + (key == nil ? 0 : 1) }
+
+  /// The declared initial values of the `LenientDecodable` type decoded here (set by `unbox`),
+  /// for the keyed container made at this position.
+  var ownFallbacks: [String: Any]?
 
   /// The declared initial value for this value, if its parent is a `LenientDecodable`.
   var declaredFallback: Any? {

@@ -18,7 +18,22 @@ struct StackGuard {
 
   /// - Parameter reserve: the stack kept free for one more level and for throwing.
   init(reserve: UInt = 64 * 1024) {
-    floor = Self.lowestAddress().map { $0 + reserve } ?? 0
+    floor = Self.cachedLowestAddress().map { $0 + reserve } ?? 0
+  }
+
+  /// The thread's stack bounds never change while it runs, and reading them can be slow (glibc
+  /// parses /proc/self/maps for the main thread), so each thread reads them once and keeps them
+  /// in thread-specific storage.
+  private static func cachedLowestAddress() -> UInt? {
+    guard let key = boundsKey else { return lowestAddress() }
+    if let stored = pthread_getspecific(key) {
+      let value = UInt(bitPattern: stored)
+      return value == 1 ? nil : value
+    }
+    let lowest = lowestAddress()
+    // 1 records "unknown" (a stack never starts at address 1).
+    pthread_setspecific(key, UnsafeRawPointer(bitPattern: lowest ?? 1))
+    return lowest
   }
 
   /// Whether there is room for one more nested level.
@@ -54,6 +69,12 @@ struct StackGuard {
     #endif
   }
 }
+
+/// The thread-specific storage key for each thread's stack bounds; nil if none could be made.
+private let boundsKey: pthread_key_t? = {
+  var key = pthread_key_t()
+  return pthread_key_create(&key, nil) == 0 ? key : nil
+}()
 
 #if !canImport(Darwin) && (canImport(Glibc) || canImport(Musl))
   /// `pthread_getattr_np`, which the C module does not export to Swift (it needs `_GNU_SOURCE`),

@@ -81,13 +81,13 @@ struct ParityCase: Sendable, CustomTestStringConvertible {
   var run: @Sendable () -> (ours: String, foundation: String)
   var testDescription: String { name }
 
-  static func decode<T: Decodable & Equatable>(
+  static func decode<T: Decodable & Equatable & SendableMetatype>(
     _ name: String, _ type: T.Type, _ json: String, _ options: ParityOptions = ParityOptions()
   ) -> ParityCase {
     bytes(name, type, Data(json.utf8), options)
   }
 
-  static func bytes<T: Decodable & Equatable>(
+  static func bytes<T: Decodable & Equatable & SendableMetatype>(
     _ name: String, _ type: T.Type, _ data: Data, _ options: ParityOptions = ParityOptions()
   ) -> ParityCase {
     ParityCase(name: name) {
