@@ -81,16 +81,8 @@ extension DecoderImpl {
   private func containerError(_ type: Any.Type, _ name: String, at position: DecodingPosition)
     -> DecodingError
   {
-    if let kind = position.kind, kind != .null {
-      return strictError(type, at: position)
-    }
-    if position.index == nil, let key = position.key, !position.readsMissingAsNull {
-      return keyNotFound(key, in: position.parent)
-    }
-    return DecodingError.valueNotFound(
-      type,
-      DecodingError.Context(
-        codingPath: position.codingPath,
-        debugDescription: "Cannot get \(name) decoding container -- found null value instead"))
+    guard position.isMissingOrNull else { return strictError(type, at: position) }
+    return absentError(
+      type, at: position, "Cannot get \(name) decoding container -- found null value instead")
   }
 }

@@ -55,25 +55,12 @@ extension DecoderImpl {
   func strictError(_ type: Any.Type, at position: DecodingPosition, unrepresentable: Bool = false)
     -> DecodingError
   {
-    guard let index = position.index else {
-      if let key = position.key, !position.readsMissingAsNull {
-        return keyNotFound(key, in: position.parent)
-      }
-      return DecodingError.valueNotFound(
-        type,
-        DecodingError.Context(
-          codingPath: position.codingPath,
-          debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+    guard let index = position.index, position.document.kind(index) != .null else {
+      return absentError(
+        type, at: position, "Cannot get value of type \(type) -- found null value instead")
     }
     let path = position.codingPath
     let document = position.document
-    if document.kind(index) == .null {
-      return DecodingError.valueNotFound(
-        type,
-        DecodingError.Context(
-          codingPath: path,
-          debugDescription: "Cannot get value of type \(type) -- found null value instead"))
-    }
     if unrepresentable {
       return DecodingError.dataCorrupted(
         DecodingError.Context(
@@ -87,6 +74,18 @@ extension DecoderImpl {
         debugDescription:
           "Expected to decode \(type) but found \(kindDescription(position)) instead."
       ))
+  }
+
+  /// A missing key (`keyNotFound`), or a null or absent value (`valueNotFound` saying
+  /// `description`). A `superDecoder` of a missing key reads as null, as in Foundation.
+  func absentError(_ type: Any.Type, at position: DecodingPosition, _ description: String)
+    -> DecodingError
+  {
+    if position.index == nil, let key = position.key, !position.readsMissingAsNull {
+      return keyNotFound(key, in: position.parent)
+    }
+    return DecodingError.valueNotFound(
+      type, DecodingError.Context(codingPath: position.codingPath, debugDescription: description))
   }
 
   func keyNotFound(_ key: AnyCodingKey, in parent: CodingPathNode) -> DecodingError {

@@ -101,32 +101,18 @@ extension DecoderImpl {
   /// An array element or dictionary value: nil when it was unusable and dropped (reported).
   func element<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
     guard leniency.dropsElements else { return try unbox(type, at: position) }
-    // `recovering`, written out: this runs once per array element.
-    let mark = recorder.mark
-    do {
-      return try unbox(type, at: position)
-    } catch {
-      if isAborting { throw error }
-      recorder.rollback(to: mark)
-      record(.dropped, at: position)
-      return nil
-    }
+    if let value = try recovering({ try unbox(type, at: position) }) { return value }
+    record(.dropped, at: position)
+    return nil
   }
 
   /// The present, non-null value of an Optional: nil (reported `nulled`) when unusable.
   func presentOptional<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
     let wrapped = position.reading(type, allowsFallback: false)
     guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
-    // `recovering`, written out: this runs once per present optional.
-    let mark = recorder.mark
-    do {
-      return try unbox(type, at: wrapped)
-    } catch {
-      if isAborting { throw error }
-      recorder.rollback(to: mark)
-      record(.nulled, at: wrapped)
-      return nil
-    }
+    if let value = try recovering({ try unbox(type, at: wrapped) }) { return value }
+    record(.nulled, at: wrapped)
+    return nil
   }
 
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
@@ -160,10 +146,8 @@ extension DecoderImpl {
     case .optional(let optional):
       return try optional.decodeOptional(self, at: position) as? T
     case .array(let array):
-      if let declared = declaredFallbackForMissing(T.self, at: position) { return declared }
       return try array.decodeArray(self, at: position) as? T
     case .dictionary(let dictionary):
-      if let declared = declaredFallbackForMissing(T.self, at: position) { return declared }
       return try dictionary.decodeDictionary(self, at: position) as? T
     case .date:
       return try unboxDate(at: position) as? T
@@ -193,15 +177,6 @@ extension DecoderImpl {
         return try with(position) { try read(self) } as? T
       }
     }
-  }
-
-  /// A declared initial value for a missing or null container that may fall back.
-  private func declaredFallbackForMissing<T>(_ type: T.Type, at position: DecodingPosition) -> T? {
-    guard leniency.fallsBack(at: position), position.isMissingOrNull,
-      let declared = position.declaredFallback as? T
-    else { return nil }
-    record(.defaulted, at: position)
-    return declared
   }
 
   /// Runs a strict `read`; when it fails and the position may fall back, gives the declared

@@ -78,16 +78,18 @@ final class DecoderImpl: Decoder {
     if let scalar = try unboxScalar(type, at: position) { return scalar }
     guard stack.hasRoom else { throw abort(tooDeepAt: position) }
     let traits = traits(of: type)
-    if let special = traits.special,
-      let value = try unboxSpecial(type, special, at: position)
-    {
-      return value
-    }
-    if leniency.fallsBack(at: position), position.isMissingOrNull,
+    // A declared initial value stands in for a missing or null value of any type but an
+    // Optional (nil stays nil: strict decodes it so).
+    if !traits.isOptional, leniency.fallsBack(at: position), position.isMissingOrNull,
       let declared = position.declaredFallback as? T
     {
       record(.defaulted, at: position)
       return declared
+    }
+    if let special = traits.special,
+      let value = try unboxSpecial(type, special, at: position)
+    {
+      return value
     }
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
@@ -136,6 +138,8 @@ final class DecoderImpl: Decoder {
 
   /// Runs `body`; when it throws and the decode is not aborting, forgets the report entries it
   /// made and returns nil, so the caller can drop or null the value (and report that instead).
+  /// Inlined: it runs once per array element and present Optional.
+  @inline(__always)
   func recovering<R>(_ body: () throws -> R) throws -> R? {
     let mark = recorder.mark
     do {

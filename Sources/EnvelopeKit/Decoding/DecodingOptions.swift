@@ -76,6 +76,10 @@ struct TypeTraits {
   }
 
   var special: Special?
+  var isOptional: Bool {
+    if case .optional = special { return true }
+    return false
+  }
   var isRawRepresentable = false
   /// The declared initial values of a `LenientDecodable` type's properties, by name.
   var initialValues: [String: Any]?

@@ -24,21 +24,12 @@ struct Leniency: Sendable {
     coercesKinds: true, fallsBack: true, dropsElements: true, nullsOptionals: true,
     usesDefaultCases: true)
 
-  init(
-    coercesKinds: Bool, fallsBack: Bool, dropsElements: Bool, nullsOptionals: Bool,
-    usesDefaultCases: Bool
-  ) {
-    self.coercesKinds = coercesKinds
-    self.fallsBack = fallsBack
-    self.dropsElements = dropsElements
-    self.nullsOptionals = nullsOptionals
-    self.usesDefaultCases = usesDefaultCases
-  }
+  /// Whether a missing or unusable value at `position` takes a fallback.
+  func fallsBack(at position: DecodingPosition) -> Bool { fallsBack && position.allowsFallback }
+}
 
+extension Leniency {
   init(_ policy: DecodingPolicy) {
     self = policy == .lenient ? .lenient : .strict
   }
-
-  /// Whether a missing or unusable value at `position` takes a fallback.
-  func fallsBack(at position: DecodingPosition) -> Bool { fallsBack && position.allowsFallback }
 }
