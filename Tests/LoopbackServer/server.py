@@ -53,6 +53,22 @@ class Handler(BaseHTTPRequestHandler):
             ok = self.headers.get("Authorization") == "Bearer fresh"
             self.send(200, {"code": 0 if ok else 1001, "msg": "ok" if ok else "token expired",
                             "data": USER if ok else None})
+        elif route == "/auth401":
+            if self.headers.get("Authorization") == "Bearer fresh":
+                self.send(200, {"code": 0, "msg": "ok", "data": USER})
+            else:
+                self.send(401, {"code": 401, "msg": "unauthorized"})
+        elif route == "/redirect":
+            target = dict(parse_qsl(url.query)).get("to", "/headers")
+            self.send(302, b"", headers=[("Location", target)])
+        elif route == "/headers":
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "host": self.headers.get("Host") or "",
+                "headers": {name: value for name, value in self.headers.items()},
+            }})
+        elif route == "/login/form":
+            self.send(200, "token=plain-secret&user=ada".encode(), "application/x-www-form-urlencoded",
+                      headers=[("Set-Cookie", "session=planted-cookie; HttpOnly")])
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

@@ -43,8 +43,45 @@ extension LenientDecoder {
   public func decodeEnvelopeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
   ) throws -> Decoded<T> {
+    try decodeEnvelopeWithReport(type, from: data, format: format, at: .root)
+  }
+
+  /// Decodes a value at a path inside the envelope's data (MoyaMapper's `modelKey =
+  /// "data>list"`): the code is checked first, so a business failure never touches data; then
+  /// `T` is decoded at `path` relative to the format's data path, in the same pass.
+  ///
+  /// ```swift
+  /// let items = try decoder.decodeEnvelope([Item].self, from: body, at: "list")  // data.list
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - type: the value type; an Optional gives nil when the path is missing.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; `.root` for data itself.
+  /// - Returns: the value.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:)`; `DecodingError.keyNotFound`
+  ///   when the path is missing, with paths from the document root (`data.list[3].price`).
+  public func decodeEnvelope<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil, at path: JSONPath
+  ) throws -> T {
+    try decodeEnvelopeWithReport(type, from: data, format: format, at: path).value
+  }
+
+  /// Like `decodeEnvelope(_:from:format:at:)`, and also returns the decoding report.
+  ///
+  /// - Parameters:
+  ///   - type: the value type.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data.
+  /// - Returns: the value and its report.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)`.
+  public func decodeEnvelopeWithReport<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil, at path: JSONPath
+  ) throws -> Decoded<T> {
     let format = format ?? envelope
-    let result = try decodeEnvelopeResult(type, from: data, format: format)
+    let result = try decodeEnvelopeResult(type, from: data, format: format, at: path)
     guard result.status.isSuccess else { throw format.error(for: result.status) }
     guard let value = result.value else {
       throw EnvelopeError.missingData(code: result.status.code)
@@ -64,6 +101,12 @@ extension LenientDecoder {
   public func decodeEnvelopeResult<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
   ) throws -> EnvelopeResult<T> {
+    try decodeEnvelopeResult(type, from: data, format: format, at: .root)
+  }
+
+  private func decodeEnvelopeResult<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
+  ) throws -> EnvelopeResult<T> {
     let format = format ?? envelope
     let document = try Self.document(from: data, maxDepth: maxDepth)
     let status = try Self.status(of: document, format: format)
@@ -73,7 +116,7 @@ extension LenientDecoder {
     var decoder = self
     decoder.envelope = format
     let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
-    let value = try impl.decodeEnvelopeData(type, format: format, status: status)
+    let value = try impl.decodeEnvelopeData(type, format: format, status: status, at: path)
     return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
   }
 
@@ -135,12 +178,21 @@ extension LenientDecoder {
 extension DecoderImpl {
   /// Decodes the payload of a success envelope, with the fallbacks for missing or null data.
   func decodeEnvelopeData<T: Decodable>(
-    _ type: T.Type, format: EnvelopeFormat, status: EnvelopeStatus
+    _ type: T.Type, format: EnvelopeFormat, status: EnvelopeStatus, at path: JSONPath = .root
   ) throws -> T {
     let document = position.document
     let index = document.index(at: format.data)
+    if !path.components.isEmpty {
+      // Inside data: data itself must be there; the path is then decoded as any key path is.
+      if index == nil || index.map({ document.kind($0) == .null }) == true,
+        !(T.self is any DecodableOptional.Type)
+      {
+        throw EnvelopeError.missingData(code: status.code)
+      }
+      return try decodeRoot(type, at: JSONPath(format.data.components + path.components))
+    }
     if index == nil || index.map({ document.kind($0) == .null }) == true {
-      if let empty = emptyPayload(T.self) {
+      if let empty = EmptyPayload.value(T.self) {
         if !(T.self is any DecodableOptional.Type) && T.self != Empty.self {
           record(
             .defaulted,
@@ -154,9 +206,16 @@ extension DecoderImpl {
     }
     return try decodeRoot(type, at: format.data)
   }
+}
 
-  /// nil for Optionals, `Empty()`, `[]` and `[:]`; nil when `T` has no empty payload.
-  private func emptyPayload<T>(_ type: T.Type) -> T? {
+/// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by
+/// the envelope readers, `RootModel` and the provider.
+package enum EmptyPayload {
+  /// nil for an Optional, `Empty()`, `[]` and `[:]`; nil when `T` has no empty value.
+  ///
+  /// - Parameter type: the payload type.
+  /// - Returns: the empty value, or nil.
+  package static func value<T>(_ type: T.Type) -> T? {
     if let optional = T.self as? any DecodableOptional.Type { return optional.nilValue as? T }
     if T.self == Empty.self { return Empty() as? T }
     if let collection = T.self as? any EmptyCollection.Type {

@@ -68,15 +68,7 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
     if code == nil && !format.codeIsOptional { throw EnvelopeError.missingCode }
     guard status.isSuccess else { throw format.error(for: status) }
     if let data { return data }
-    if let optional = T.self as? any DecodableOptional.Type, let none = optional.nilValue as? T {
-      return none
-    }
-    if T.self == Empty.self, let empty = Empty() as? T { return empty }
-    if let collection = T.self as? any EmptyCollection.Type,
-      let empty = collection.emptyCollection as? T
-    {
-      return empty
-    }
+    if let empty = EmptyPayload.value(T.self) { return empty }
     throw EnvelopeError.missingData(code: code)
   }
 }

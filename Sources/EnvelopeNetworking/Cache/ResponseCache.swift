@@ -35,34 +35,23 @@ public struct CachedResponse: Sendable {
 }
 
 /// Where a provider keeps responses for `CachePolicy`.
+///
+/// The provider computes each entry's key (see `CachePartition`): method, URL, body hash, and the
+/// user the entry belongs to (the provider's `cacheScope`, else every credential-bearing
+/// header). A cache only stores and returns entries by that key.
 public protocol ResponseCache: Sendable {
-  /// The entry stored for `request`, or nil.
+  /// The entry stored under `key`, or nil.
   ///
-  /// - Parameter request: the prepared request (method, URL and `Authorization` form the key).
+  /// - Parameter key: 64 hex digits from the provider.
   /// - Returns: the entry, or nil.
-  func cachedResponse(for request: URLRequest) async -> CachedResponse?
-  /// Stores `response` for `request`, replacing any older entry.
+  func cachedResponse(forKey key: String) async -> CachedResponse?
+  /// Stores `response` under `key`, replacing any older entry.
   ///
   /// - Parameters:
-  ///   - response: the response.
-  ///   - request: the prepared request.
+  ///   - response: the response; the cache keeps no `Set-Cookie` and no credential.
+  ///   - key: 64 hex digits from the provider.
   /// - Throws: when the entry cannot be written.
-  func store(_ response: Response, for request: URLRequest) async throws
-}
-
-extension ResponseCache {
-  /// The cache key of a request: method, URL and the `Authorization` value (so that two users
-  /// never share an entry), hashed.
-  ///
-  /// - Parameter request: the request.
-  /// - Returns: 64 hex digits.
-  public func key(for request: URLRequest) -> String {
-    let parts = [
-      request.httpMethod ?? "GET", request.url?.absoluteString ?? "",
-      request.value(forHTTPHeaderField: "Authorization") ?? "",
-    ]
-    return SHA256.hex(Data(parts.joined(separator: "\n").utf8))
-  }
+  func store(_ response: Response, forKey key: String) async throws
 }
 
 /// A `ResponseCache` on disk: one file per entry, written atomically, kept across launches.
@@ -87,12 +76,12 @@ public final class DiskCache: ResponseCache {
     self.directory = directory
   }
 
-  /// The entry stored for `request`, or nil.
+  /// The entry stored under `key`, or nil.
   ///
-  /// - Parameter request: the prepared request.
-  /// - Returns: the entry, or nil when there is none or it is unreadable.
-  public func cachedResponse(for request: URLRequest) async -> CachedResponse? {
-    let file = self.file(for: request)
+  /// - Parameter key: the entry's key.
+  /// - Returns: the entry (its `request` is nil), or nil when there is none or it is unreadable.
+  public func cachedResponse(forKey key: String) async -> CachedResponse? {
+    guard let file = self.file(forKey: key) else { return nil }
     guard let contents = FileManager.default.contents(atPath: file.path) else { return nil }
     guard let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
       let meta = try? JSONSerialization.jsonObject(with: contents[..<newline]) as? [String: Any],
@@ -104,25 +93,29 @@ public final class DiskCache: ResponseCache {
     }
     let body = Data(contents[contents.index(after: newline)...])
     let response = Response(
-      statusCode: status, headers: headers, data: body, request: request, isFromCache: true)
+      statusCode: status, headers: headers, data: body, request: nil, isFromCache: true)
     return CachedResponse(response: response, storedAt: Date(timeIntervalSince1970: storedAt))
   }
 
-  /// Stores `response` for `request` atomically.
+  /// Stores `response` under `key` atomically. The metadata is made by `CachePartition`: no
+  /// `Set-Cookie`, secret headers and query items redacted.
   ///
   /// - Parameters:
   ///   - response: the response.
-  ///   - request: the prepared request.
-  /// - Throws: when the file cannot be written.
-  public func store(_ response: Response, for request: URLRequest) async throws {
+  ///   - key: the entry's key (64 hex digits).
+  /// - Throws: when the key is not 64 hex digits or the file cannot be written.
+  public func store(_ response: Response, forKey key: String) async throws {
+    guard let file = file(forKey: key) else { throw CocoaError(.fileWriteInvalidFileName) }
+    let stored = CachePartition.storable(response)
     let meta: [String: Any] = [
-      "status": response.statusCode, "headers": response.headers,
-      "url": request.url?.absoluteString ?? "", "storedAt": Date().timeIntervalSince1970,
+      "status": stored.statusCode, "headers": stored.headers,
+      "url": Redaction.default.url(response.request?.url),
+      "storedAt": Date().timeIntervalSince1970,
     ]
     var contents = try JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys])
     contents.append(UInt8(ascii: "\n"))
     contents.append(response.data)
-    try contents.write(to: file(for: request), options: .atomic)
+    try contents.write(to: file, options: .atomic)
   }
 
   /// Deletes every entry.
@@ -135,8 +128,12 @@ public final class DiskCache: ResponseCache {
     }
   }
 
-  private func file(for request: URLRequest) -> URL {
-    directory.appendingPathComponent(key(for: request) + ".cache")
+  /// The file of a key; nil unless the key is 64 hex digits (so no key names another path).
+  private func file(forKey key: String) -> URL? {
+    guard key.utf8.count == 64,
+      key.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+    else { return nil }
+    return directory.appendingPathComponent(key + ".cache")
   }
 }
 

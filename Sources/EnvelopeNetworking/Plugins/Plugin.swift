@@ -12,7 +12,12 @@ import Foundation
 /// 3. `didReceive` sees the raw result (response or error).
 /// 4. `process` may change the result, e.g. turn a success into a failure.
 /// 5. On failure, `retry` is asked with the attempt count; the first plugin that returns a delay
-///    wins and the whole sequence runs again.
+///    wins, every plugin hears `willRetry`, and the whole sequence runs again.
+/// 6. On success, `didDecode` sees the lenient report when it is not empty.
+///
+/// Every failure of an attempt reaches `didReceive`, `process` and `retry` as a `ProviderError`:
+/// transport, status, business, envelope, decoding, a plugin's own error (`.underlying`).
+/// `ProviderCall.current` tells which call and attempt a hook runs for.
 public protocol Plugin: Sendable {
   /// Changes the request before it is sent.
   ///
@@ -50,6 +55,23 @@ public protocol Plugin: Sendable {
   ///   - attempt: 1 for the first attempt.
   /// - Returns: the delay before the next attempt, or nil for no retry.
   func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
+  /// Hears that a plugin asked for another attempt.
+  ///
+  /// - Parameters:
+  ///   - error: the failure.
+  ///   - target: the endpoint.
+  ///   - attempt: the attempt about to start (2 for the first retry).
+  ///   - delay: the wait before it.
+  func willRetry(after error: ProviderError, target: any TargetType, attempt: Int, delay: Duration)
+    async
+  /// Sees the lenient report of a decoded response when it is not empty, so drift in a
+  /// production API is observable.
+  ///
+  /// - Parameters:
+  ///   - report: the coercions and fallbacks.
+  ///   - target: the endpoint.
+  ///   - response: the response decoded.
+  func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async
 }
 
 extension Plugin {
@@ -70,55 +92,11 @@ extension Plugin {
   {
     nil
   }
-}
-
-/// Adds `Authorization: Bearer <token>` and, when the server says the token expired (HTTP 401 or
-/// a business code you name), refreshes it and retries once.
-public struct AccessTokenPlugin: Plugin {
-  /// Gives the current token.
-  public let token: @Sendable () async throws -> String
-  /// Refreshes the token; called before the single retry.
-  public let refresh: @Sendable () async throws -> Void
-  /// Business codes that mean "token expired".
-  public let expiredCodes: Set<EnvelopeCode>
-
-  /// Creates the plugin.
-  ///
-  /// - Parameters:
-  ///   - expiredCodes: business codes that mean the token expired.
-  ///   - token: gives the current token.
-  ///   - refresh: refreshes it.
-  public init(
-    expiredCodes: Set<EnvelopeCode> = [],
-    token: @escaping @Sendable () async throws -> String,
-    refresh: @escaping @Sendable () async throws -> Void = {}
-  ) {
-    self.token = token
-    self.refresh = refresh
-    self.expiredCodes = expiredCodes
-  }
-
-  /// Sets the Authorization header.
-  public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-    var request = request
-    request.setValue("Bearer \(try await token())", forHTTPHeaderField: "Authorization")
-    return request
-  }
-
-  /// Refreshes and retries once after a 401 or an expired-token code.
-  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
-  {
-    guard attempt == 1 else { return nil }
-    switch error {
-    case ProviderError.status(let response) where response.statusCode == 401: break
-    case ProviderError.business(let code, _, _) where expiredCodes.contains(code): break
-    default: return nil
-    }
-    do {
-      try await refresh()
-      return .zero
-    } catch {
-      return nil
-    }
-  }
+  /// Does nothing.
+  public func willRetry(
+    after error: ProviderError, target: any TargetType, attempt: Int, delay: Duration
+  ) async {}
+  /// Does nothing.
+  public func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async
+  {}
 }

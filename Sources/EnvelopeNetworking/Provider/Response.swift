@@ -37,16 +37,17 @@ public struct Response: Sendable, CustomStringConvertible {
     self.isFromCache = isFromCache
   }
 
-  /// The body as UTF-8 text, cut at 500 characters.
+  /// The body as UTF-8 text, cut at 500 characters, with secrets redacted by `Redaction`
+  /// (errors that print it end up in logs).
   public var bodyPreview: String {
-    let text = String(decoding: data.prefix(2000), as: UTF8.self)
+    let text = Redaction.default.bodyText(data)
     return text.count > 500 ? String(text.prefix(500)) + "…" : text
   }
 
-  /// `500 GET https://… (1234 bytes): <body preview>`.
+  /// `500 GET https://… (1234 bytes): <body preview>`, secret query items redacted.
   public var description: String {
     let method = request?.httpMethod ?? "?"
-    let url = request?.url?.absoluteString ?? "?"
+    let url = request?.url.map { Redaction.default.url($0) } ?? "?"
     return "\(statusCode) \(method) \(url) (\(data.count) bytes): \(bodyPreview)"
   }
 }
@@ -65,13 +66,23 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   case emptyBody(Response)
   /// A stub named a fixture file that does not exist; the searched path.
   case fixtureNotFound(String)
+  /// The envelope had no code, an invalid code (null, an array, an object, a fraction), or no
+  /// data where data was expected.
+  case envelope(EnvelopeError, response: Response)
+  /// The token refresh failed (see `AccessTokenPlugin`); the refresh's error.
+  case authentication(any Error)
+  /// Any other error of an attempt: a transport that throws something other than `URLError`, a
+  /// request body that did not encode, a plugin's error; with the response when one arrived.
+  case underlying(any Error, response: Response?)
 
   /// The response, when one arrived.
   public var response: Response? {
     switch self {
     case .status(let response), .emptyBody(let response): return response
     case .business(_, _, let response), .decoding(_, let response): return response
-    case .transport, .fixtureNotFound: return nil
+    case .envelope(_, let response): return response
+    case .underlying(_, let response): return response
+    case .transport, .fixtureNotFound, .authentication: return nil
     }
   }
 
@@ -87,9 +98,37 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     case .decoding(let error, let response): return "decoding(\(error)) in \(response)"
     case .emptyBody(let response): return "emptyBody(\(response))"
     case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"
+    case .envelope(let error, let response): return "envelope(\(error)) in \(response)"
+    case .authentication(let error): return "authentication(\(error))"
+    case .underlying(let error, let response):
+      return "underlying(\(error))" + (response.map { " in \($0)" } ?? "")
     }
   }
 
   /// Same as `description`.
   public var errorDescription: String? { description }
 }
+
+/// A decoded value with the response it came from and the lenient report of its decoding.
+public struct DecodedResponse<T> {
+  /// The value.
+  public var value: T
+  /// The response.
+  public var response: Response
+  /// Every coercion and fallback made while decoding (empty in strict policy).
+  public var report: DecodingReport
+
+  /// Creates a decoded response.
+  ///
+  /// - Parameters:
+  ///   - value: the value.
+  ///   - response: the response.
+  ///   - report: the report.
+  public init(value: T, response: Response, report: DecodingReport) {
+    self.value = value
+    self.response = response
+    self.report = report
+  }
+}
+
+extension DecodedResponse: Sendable where T: Sendable {}

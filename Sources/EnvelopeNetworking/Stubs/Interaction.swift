@@ -35,30 +35,56 @@ public struct Interaction: Sendable, Equatable {
       self.bodySHA256 = bodySHA256
     }
 
-    /// The key of a `URLRequest`.
+    /// The key of a `URLRequest`, with the values of secret query items replaced (recordings
+    /// are written and matched with the same redaction, so no token reaches a file name or file).
     ///
-    /// - Parameter request: the request.
-    public init(_ request: URLRequest) {
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - redaction: which query items are secret.
+    public init(_ request: URLRequest, redacting redaction: Redaction = .default) {
       let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
       self.init(
         method: request.httpMethod ?? "GET", path: components?.percentEncodedPath ?? "/",
-        query: components?.percentEncodedQuery,
+        query: components?.percentEncodedQuery.map(redaction.query),
         bodySHA256: request.httpBody.flatMap { $0.isEmpty ? nil : SHA256.hex($0) })
     }
 
-    /// A stable file name: `GET_users_ada`, plus `_` and 8 hex digits of the query and body
-    /// hash when there are any.
+    /// A file name that is valid on every file system and distinct for distinct requests:
+    /// `GET_users_ada`, path segments joined by `_`, every byte other than letters, digits, `-`
+    /// and `.` written as `~XX` (so `/users/a b` and `/users/a-20b` differ), plus `_` and 8 hex
+    /// digits of the query and body hash when there are any. A name longer than 120 characters
+    /// is cut to 100 and ends in `+` and 16 hex digits of the whole name.
     public var fileName: String {
-      let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
-      let slug = path.split(separator: "/").map { part in
-        String(part.map { allowed.contains($0) ? $0 : "-" })
-      }.joined(separator: "_")
-      var name = method + "_" + (slug.isEmpty ? "root" : slug)
+      let segments = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+      let slug =
+        segments.isEmpty
+        ? "root"
+        : segments.split(separator: "/", omittingEmptySubsequences: false).map {
+          Self.escaped(String($0))
+        }.joined(separator: "_")
+      var name = Self.escaped(method) + "_" + slug
       if query != nil || bodySHA256 != nil {
         let identity = (query ?? "") + "\n" + (bodySHA256 ?? "")
         name += "_" + SHA256.hex(Data(identity.utf8)).prefix(8)
       }
-      return name
+      guard name.utf8.count > 120 else { return name }
+      return name.prefix(100) + "+" + SHA256.hex(Data(name.utf8)).prefix(16)
+    }
+
+    /// Letters, digits, `-` and `.` as they are; every other UTF-8 byte as `~XX`.
+    private static func escaped(_ text: String) -> String {
+      var result = ""
+      for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+          result.unicodeScalars.append(Unicode.Scalar(byte))
+        default:
+          let hex = String(byte, radix: 16, uppercase: true)
+          result += byte < 16 ? "~0" + hex : "~" + hex
+        }
+      }
+      return result
     }
 
     /// `POST /login?a=1 (body 3f2a…)`.
@@ -154,32 +180,24 @@ public struct Interaction: Sendable, Equatable {
   }
 
   /// The file text: pretty-printed, keys sorted, a JSON body embedded as JSON (a UTF-8 text body
-  /// as `bodyText`, anything else as `bodyBase64`), and secrets replaced by `<redacted>`.
+  /// as `bodyText`, other bytes as `bodyBase64`), and secrets hidden by `redaction`.
   ///
-  /// - Parameters:
-  ///   - redactingHeaders: request and response header names to redact (case-insensitive).
-  ///   - redactingFields: JSON object keys to redact anywhere in the body (case-insensitive).
+  /// - Parameter redaction: what is secret in headers and bodies (the request key's query was
+  ///   redacted when the key was made).
   /// - Returns: UTF-8 text ending in a newline.
-  public func fileContents(
-    redactingHeaders: Set<String> = [], redactingFields: Set<String> = []
-  ) -> Data {
-    let hiddenHeaders = Set(redactingHeaders.map { $0.lowercased() })
-    let hiddenFields = Set(redactingFields.map { $0.lowercased() })
+  public func fileContents(redacting redaction: Redaction = .default) -> Data {
     var response = JSONObject()
     response.append("status", .number(JSONNumber(status)))
     var headerObject = JSONObject()
-    for (name, value) in headers {
-      headerObject.append(
-        name, .string(hiddenHeaders.contains(name.lowercased()) ? Self.redacted : value))
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+      headerObject.append(name, .string(redaction.header(name, value)))
     }
     if headerObject.count > 0 { response.append("headers", .object(headerObject)) }
     if !body.isEmpty {
-      if let json = try? JSON(data: body) {
-        response.append("body", Self.redact(json, fields: hiddenFields))
-      } else if let text = String(data: body, encoding: .utf8) {
-        response.append("bodyText", .string(text))
-      } else {
-        response.append("bodyBase64", .string(body.base64EncodedString()))
+      switch redaction.body(body) {
+      case .json(let json): response.append("body", json)
+      case .text(let text), .withheld(let text): response.append("bodyText", .string(text))
+      case .binary(let data): response.append("bodyBase64", .string(data.base64EncodedString()))
       }
     }
     if let delayMilliseconds {
@@ -195,8 +213,7 @@ public struct Interaction: Sendable, Equatable {
       if let hash = request.bodySHA256 { object.append("bodySHA256", .string(hash)) }
       var sentHeaders = JSONObject()
       for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
-        sentHeaders.append(
-          name, .string(hiddenHeaders.contains(name.lowercased()) ? Self.redacted : value))
+        sentHeaders.append(name, .string(redaction.header(name, value)))
       }
       if sentHeaders.count > 0 { object.append("headers", .object(sentHeaders)) }
       file.append("request", .object(object))
@@ -209,27 +226,6 @@ public struct Interaction: Sendable, Equatable {
   private static func errorCode(_ number: Int) -> URLError.Code {
     let code: URLError.Code? = URLError.Code(rawValue: number)
     return code ?? .unknown
-  }
-
-  /// What replaces a redacted value.
-  public static let redacted = "<redacted>"
-
-  private static func redact(_ value: JSON, fields: Set<String>) -> JSON {
-    guard !fields.isEmpty else { return value }
-    switch value {
-    case .array(let elements):
-      return .array(elements.map { redact($0, fields: fields) })
-    case .object(let object):
-      var copy = JSONObject()
-      for (key, child) in object {
-        copy.append(
-          key, fields.contains(key.lowercased()) ? .string(redacted) : redact(child, fields: fields)
-        )
-      }
-      return .object(copy)
-    default:
-      return value
-    }
   }
 }
 

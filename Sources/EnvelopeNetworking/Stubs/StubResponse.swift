@@ -86,7 +86,7 @@ extension StubResponse {
         folder
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         .appendingPathComponent("Fixtures")
-      let file = root.appendingPathComponent(name.contains(".") ? name : name + ".json")
+      let file = try FixtureName.resolve(name.contains(".") ? name : name + ".json", in: root)
       guard let data = FileManager.default.contents(atPath: file.path) else {
         throw ProviderError.fixtureNotFound(file.path)
       }

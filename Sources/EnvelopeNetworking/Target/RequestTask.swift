@@ -10,8 +10,9 @@ public enum RequestTask: Sendable {
   case plain
   /// URL query parameters, percent-encoded, keys sorted.
   case query([String: String])
-  /// A JSON body from any `Encodable`.
-  case json(any Encodable & Sendable)
+  /// A JSON body from any `Encodable` with an encoder of your own (dates, key strategy);
+  /// `.json(value)` uses an encoder with sorted keys.
+  case json(any Encodable & Sendable, encoder: JSONEncoder)
   /// An `application/x-www-form-urlencoded` body, keys sorted.
   case form([String: String])
   /// Raw bytes with a content type.
@@ -57,18 +58,26 @@ public struct MultipartPart: Sendable {
 }
 
 extension RequestTask {
-  /// Applies the task to a request for `url`.
-  func apply(to request: inout URLRequest, url: URL) throws {
+  /// A JSON body from any `Encodable`, keys sorted (the same value always gives the same bytes,
+  /// so recordings replay).
+  ///
+  /// - Parameter value: the body.
+  /// - Returns: `.json(value, encoder:)` with a sorted-keys encoder.
+  public static func json(_ value: any Encodable & Sendable) -> RequestTask {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return .json(value, encoder: encoder)
+  }
+
+  /// Applies the task to `request`, then appends the target's `query` items to the URL.
+  func apply(to request: inout URLRequest, query items: [URLQueryItem]) throws {
+    var pairs: [(String, String)] = []
     switch self {
     case .plain:
       break
     case .query(let parameters):
-      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-      components?.percentEncodedQuery = Self.encode(parameters)
-      request.url = components?.url ?? url
-    case .json(let value):
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = .sortedKeys  // the same value always gives the same bytes
+      pairs = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    case .json(let value, encoder: let encoder):
       request.httpBody = try encoder.encode(value)
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     case .form(let parameters):
@@ -97,6 +106,14 @@ extension RequestTask {
       request.setValue(
         "multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
     }
+    pairs += items.map { ($0.name, $0.value ?? "") }
+    guard !pairs.isEmpty, let url = request.url,
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    else { return }
+    let added = Self.encode(pairs)
+    components.percentEncodedQuery =
+      components.percentEncodedQuery.map { $0 + "&" + added } ?? added
+    request.url = components.url ?? url
   }
 
   /// A boundary derived from the parts' contents: the same parts always give the same body (so
@@ -116,9 +133,15 @@ extension RequestTask {
 
   /// `a=1&b=x%20y`, keys sorted, RFC 3986 unreserved characters kept.
   static func encode(_ parameters: [String: String]) -> String {
+    encode(parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+  }
+
+  /// `a=1&b=x%20y` in the order given, RFC 3986 unreserved characters kept (so `+` and `&` in
+  /// a value are escaped).
+  static func encode(_ pairs: [(String, String)]) -> String {
     let allowed = CharacterSet(
       charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-    return parameters.sorted { $0.key < $1.key }.map { key, value in
+    return pairs.map { key, value in
       let name = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
       let text = value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
       return "\(name)=\(text)"

@@ -54,6 +54,12 @@ public protocol TargetType: Sendable {
   var task: RequestTask { get }
   /// Extra headers; default none.
   var headers: [String: String] { get }
+  /// URL query items added whatever the task, in order (a name may repeat); default none. A
+  /// POST can have a query and a JSON body.
+  var query: [URLQueryItem] { get }
+  /// How the request carries the access token of an `AccessTokenPlugin`; default `.bearer`.
+  /// Login and refresh endpoints say `.none`.
+  var authorization: AuthorizationType { get }
   /// The envelope format; default nil, the provider's decoder's format.
   var envelope: EnvelopeFormat? { get }
   /// What a stub answers; default 200 with an empty body.
@@ -76,6 +82,10 @@ extension TargetType {
   public var task: RequestTask { .plain }
   /// No extra headers.
   public var headers: [String: String] { [:] }
+  /// No query items.
+  public var query: [URLQueryItem] { [] }
+  /// `.bearer`.
+  public var authorization: AuthorizationType { .bearer }
   /// The provider's format.
   public var envelope: EnvelopeFormat? { nil }
   /// 200 with an empty body.
@@ -93,4 +103,14 @@ extension TargetType {
   public var url: URL {
     path.isEmpty ? baseURL : baseURL.appendingPathComponent(path)
   }
+}
+
+/// How a target carries the access token.
+public enum AuthorizationType: Sendable, Hashable {
+  /// No token, and never refreshed: login and refresh endpoints.
+  case none
+  /// `Authorization: Bearer <token>`.
+  case bearer
+  /// `Authorization: <scheme> <token>`, e.g. `.custom("Token")`.
+  case custom(String)
 }

@@ -5,6 +5,16 @@ import Foundation
 #endif
 
 /// Sends a request and returns the body and the HTTP response.
+///
+/// Stubs, recordings and replays are transports too. On Linux, a file that conforms a type of
+/// its own needs `import FoundationNetworking` (where `URLRequest` and `HTTPURLResponse` live):
+///
+/// ```swift
+/// import Foundation
+/// #if canImport(FoundationNetworking)
+///   import FoundationNetworking
+/// #endif
+/// ```
 public protocol HTTPTransport: Sendable {
   /// Sends `request`.
   ///
@@ -15,15 +25,30 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// The transport over `URLSession`, on Linux (FoundationNetworking) and Apple platforms.
+///
+/// Redirects are followed, but credentials never go to another origin: on a redirect to another
+/// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
+/// `sensitiveHeaders` you name are dropped (each task gets a delegate that does this, whatever
+/// delegate the session has).
+///
+/// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
+/// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.
 public struct URLSessionTransport: HTTPTransport {
   /// The session requests go through.
   public let session: URLSession
+  /// Header names (lower-case) dropped on a cross-origin redirect besides the default ones.
+  public let sensitiveHeaders: Set<String>
+  private let redirectGuard: RedirectGuard
 
   /// Creates a transport.
   ///
-  /// - Parameter session: the session; `.shared` by default.
-  public init(session: URLSession = .shared) {
+  /// - Parameters:
+  ///   - session: the session; `.shared` by default.
+  ///   - sensitiveHeaders: more header names that carry credentials, e.g. `X-Session`.
+  public init(session: URLSession = .shared, sensitiveHeaders: Set<String> = []) {
     self.session = session
+    self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
+    self.redirectGuard = RedirectGuard(sensitiveHeaders: sensitiveHeaders)
   }
 
   /// Sends `request`; cancelling the calling task cancels the data task.
@@ -48,6 +73,7 @@ public struct URLSessionTransport: HTTPTransport {
             continuation.resume(throwing: URLError(.badServerResponse))
           }
         }
+        task.delegate = redirectGuard
         box.set(task)
         task.resume()
       }

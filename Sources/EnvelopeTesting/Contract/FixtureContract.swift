@@ -113,7 +113,12 @@ struct FixtureFile {
     guard let root = FixtureRoot.find(from: filePath) else {
       throw ContractFailure(message: "no Fixtures/ folder above \(filePath)")
     }
-    let file = root.appendingPathComponent(fixture)
+    let file: URL
+    do {
+      file = try FixtureName.resolve(fixture, in: root)
+    } catch {
+      throw ContractFailure(message: "\(error)")
+    }
     guard let contents = FileManager.default.contents(atPath: file.path) else {
       throw ContractFailure(message: "fixture not found: \(file.path)")
     }

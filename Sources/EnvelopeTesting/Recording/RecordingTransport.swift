@@ -9,14 +9,18 @@ import Foundation
 /// Wraps a real transport and writes each exchange as an interaction file, to replay later.
 ///
 /// Files are named from the request (`GET_users_ada.json`, with a short hash when there is a
-/// query or body), pretty-printed with sorted keys, and written atomically. `Authorization`,
-/// `Cookie` and `Set-Cookie` are always redacted, as are the headers and JSON fields you name.
-/// Volatile headers (`Date`, `Content-Length`, `Connection`, `Keep-Alive`,
-/// `Transfer-Encoding`) are left out so that re-recording an unchanged API changes no file.
+/// query or body; see `Interaction.Request.fileName`), pretty-printed with sorted keys, and
+/// written atomically. Secrets are hidden by one `Redaction`: the default secret headers, query
+/// items and JSON fields, plus the ones you name. Volatile headers (`Date`, `Content-Length`,
+/// `Connection`, `Keep-Alive`, `Transfer-Encoding`) are left out so that re-recording an
+/// unchanged API changes no file.
+///
+/// A recording that cannot be written never fails the request that succeeded: the error goes
+/// to `onWriteFailure` (in a Swift Testing test, pass `{ Issue.record($0) }`).
 ///
 /// ```swift
 /// let transport = try RecordingTransport(
-///   folder: FixtureRoot.find()!.appending(path: "recorded"), redactingFields: ["token"])
+///   folder: FixtureRoot.find()!.appending(path: "recorded"), redactingFields: ["ssn"])
 /// let provider = Provider<API>(transport: transport)
 /// ```
 public struct RecordingTransport: HTTPTransport {
@@ -26,13 +30,11 @@ public struct RecordingTransport: HTTPTransport {
   public let folder: URL
   /// When to record.
   public let mode: RecordMode
-  /// Header names redacted (lower-case).
-  public let redactedHeaders: Set<String>
-  /// JSON keys redacted anywhere in bodies (lower-case).
-  public let redactedFields: Set<String>
+  /// What is hidden in recorded files.
+  public let redaction: Redaction
+  /// Receives each recording that could not be written.
+  public let onWriteFailure: @Sendable (RecordingWriteError) -> Void
 
-  /// The headers always redacted.
-  public static let defaultRedactedHeaders: Set<String> = ["authorization", "cookie", "set-cookie"]
   /// The headers never written.
   public static let volatileHeaders: Set<String> = [
     "date", "content-length", "connection", "keep-alive", "transfer-encoding",
@@ -45,18 +47,25 @@ public struct RecordingTransport: HTTPTransport {
   ///   - folder: where interaction files are read and written.
   ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`, else `.missing`.
   ///   - redactingHeaders: more header names to redact.
-  ///   - redactingFields: JSON keys whose values are redacted in recorded bodies.
+  ///   - redactingQueryItems: more query item names to redact.
+  ///   - redactingFields: more JSON keys whose values are redacted in recorded bodies.
+  ///   - onWriteFailure: receives a recording that could not be written; by default it is
+  ///     printed to standard error.
   /// - Throws: `RecordModeError` when `ENVELOPEKIT_RECORD` holds an unknown mode.
   public init(
     wrapping base: any HTTPTransport = URLSessionTransport(), folder: URL, mode: RecordMode? = nil,
-    redactingHeaders: Set<String> = [], redactingFields: Set<String> = []
+    redactingHeaders: Set<String> = [], redactingQueryItems: Set<String> = [],
+    redactingFields: Set<String> = [],
+    onWriteFailure: @escaping @Sendable (RecordingWriteError) -> Void = {
+      FileHandle.standardError.write(Data("EnvelopeKit: \($0)\n".utf8))
+    }
   ) throws {
     self.base = base
     self.folder = folder
     self.mode = try mode ?? RecordMode.fromEnvironment()
-    self.redactedHeaders = Self.defaultRedactedHeaders.union(
-      redactingHeaders.map { $0.lowercased() })
-    self.redactedFields = Set(redactingFields.map { $0.lowercased() })
+    self.redaction = Redaction(
+      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields)
+    self.onWriteFailure = onWriteFailure
   }
 
   /// Replays or sends `request` as the mode says, recording what the network answers.
@@ -65,7 +74,7 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the body and response (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let replay = ReplayTransport(folder: folder)
+    let replay = ReplayTransport(folder: folder, redacting: redaction)
     switch mode {
     case .never:
       return try await replay.send(request)
@@ -88,16 +97,33 @@ public struct RecordingTransport: HTTPTransport {
   /// Sends `request` through the base transport and writes the interaction file.
   private func record(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let (data, response) = try await base.send(request)
-    let key = Interaction.Request(request)
+    let key = Interaction.Request(request, redacting: redaction)
     var interaction = Interaction(
       request: key, status: response.statusCode, headers: Self.stable(response.stringHeaders),
       body: data)
     interaction.requestHeaders = Self.stable(request.allHTTPHeaderFields ?? [:])
-    let contents = interaction.fileContents(
-      redactingHeaders: redactedHeaders, redactingFields: redactedFields)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try contents.write(
-      to: folder.appendingPathComponent(key.fileName + ".json"), options: .atomic)
+    let file = folder.appendingPathComponent(key.fileName + ".json")
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try interaction.fileContents(redacting: redaction).write(to: file, options: .atomic)
+    } catch {
+      onWriteFailure(RecordingWriteError(request: key, file: file, underlying: error))
+    }
     return (data, response)
+  }
+}
+
+/// A recording that could not be written; the request itself succeeded.
+public struct RecordingWriteError: Error, CustomStringConvertible {
+  /// The request (its secret query items redacted).
+  public var request: Interaction.Request
+  /// The file that was to be written.
+  public var file: URL
+  /// Why it failed.
+  public var underlying: any Error
+
+  /// `could not record GET /users/ada to …/GET_users_ada.json: …`.
+  public var description: String {
+    "could not record \(request) to \(file.path): \(underlying)"
   }
 }

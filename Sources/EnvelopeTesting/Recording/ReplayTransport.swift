@@ -19,12 +19,17 @@ import Foundation
 public struct ReplayTransport: HTTPTransport {
   /// The folder searched, recursively.
   public let folder: URL
+  /// Which query items were redacted when recording (requests are matched redacted the same way).
+  public let redaction: Redaction
 
   /// Creates a transport over a folder.
   ///
-  /// - Parameter folder: the recordings.
-  public init(folder: URL) {
+  /// - Parameters:
+  ///   - folder: the recordings.
+  ///   - redaction: the redaction the recordings were made with; the defaults when omitted.
+  public init(folder: URL, redacting redaction: Redaction = .default) {
     self.folder = folder
+    self.redaction = redaction
   }
 
   /// Answers `request` from its recording, after the recorded delay; a recorded transport error
@@ -34,7 +39,7 @@ public struct ReplayTransport: HTTPTransport {
   /// - Returns: the recorded body and response.
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request)
+    let key = Interaction.Request(request, redacting: redaction)
     let recordings = try self.recordings()
     guard let interaction = recordings.first(where: { $0.interaction.request == key })?.interaction
     else {

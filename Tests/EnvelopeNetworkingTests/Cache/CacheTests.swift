@@ -55,13 +55,18 @@ struct CachedTarget: TargetType {
     return request
   }
 
+  /// The key the provider gives a request (credentials partition it; see `CachePartition`).
+  func key(_ url: String, token: String? = nil) -> String {
+    CachePartition.key(for: request(url, token: token), scope: nil)
+  }
+
   @Test func storedResponseReadsBackFromANewInstance() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
-    let request = request("https://api.example.com/me?a=1")
+    let key = key("https://api.example.com/me?a=1")
     let body = Data("{\"code\":0}\n\u{0}binary".utf8)
     try await DiskCache(directory: folder).store(
-      Response(statusCode: 200, headers: ["ETag": "x"], data: body), for: request)
-    let entry = try #require(await DiskCache(directory: folder).cachedResponse(for: request))
+      Response(statusCode: 200, headers: ["ETag": "x"], data: body), forKey: key)
+    let entry = try #require(await DiskCache(directory: folder).cachedResponse(forKey: key))
     #expect(entry.response.data == body)
     #expect(entry.response.statusCode == 200)
     #expect(entry.response.headers == ["ETag": "x"])
@@ -69,32 +74,32 @@ struct CachedTarget: TargetType {
     #expect(abs(entry.storedAt.timeIntervalSinceNow) < 60)
   }
 
-  @Test func entriesAreKeyedByURLAndAuthorization() async throws {
+  @Test func keysDifferByURLAndAuthorization() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cache = try DiskCache(directory: folder)
     try await cache.store(
-      Response(statusCode: 200, data: Data("ada".utf8)), for: request("https://x/me", token: "ada"))
-    #expect(await cache.cachedResponse(for: request("https://x/me", token: "bob")) == nil)
-    #expect(await cache.cachedResponse(for: request("https://x/me")) == nil)
-    #expect(await cache.cachedResponse(for: request("https://x/me?b=1", token: "ada")) == nil)
-    #expect(await cache.cachedResponse(for: request("https://x/me", token: "ada")) != nil)
+      Response(statusCode: 200, data: Data("ada".utf8)), forKey: key("https://x/me", token: "ada"))
+    #expect(await cache.cachedResponse(forKey: key("https://x/me", token: "bob")) == nil)
+    #expect(await cache.cachedResponse(forKey: key("https://x/me")) == nil)
+    #expect(await cache.cachedResponse(forKey: key("https://x/me?b=1", token: "ada")) == nil)
+    #expect(await cache.cachedResponse(forKey: key("https://x/me", token: "ada")) != nil)
   }
 
   @Test func unreadableEntryIsAMissAndIsRemoved() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cache = try DiskCache(directory: folder)
-    let request = request("https://x/me")
-    let file = folder.appendingPathComponent(cache.key(for: request) + ".cache")
+    let key = key("https://x/me")
+    let file = folder.appendingPathComponent(key + ".cache")
     try Data("not json\nbody".utf8).write(to: file)
-    #expect(await cache.cachedResponse(for: request) == nil)
+    #expect(await cache.cachedResponse(forKey: key) == nil)
     #expect(!FileManager.default.fileExists(atPath: file.path))
   }
 
   @Test func removeAllEmptiesTheFolder() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cache = try DiskCache(directory: folder)
-    try await cache.store(Response(statusCode: 200, data: Data()), for: request("https://x/1"))
-    try await cache.store(Response(statusCode: 200, data: Data()), for: request("https://x/2"))
+    try await cache.store(Response(statusCode: 200, data: Data()), forKey: key("https://x/1"))
+    try await cache.store(Response(statusCode: 200, data: Data()), forKey: key("https://x/2"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2)
     try cache.removeAll()
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)

@@ -198,21 +198,25 @@ struct BodyTarget: TargetType {
 
   @Test func loggingPluginRedactsSecretsAndReportsTheResponse() async throws {
     let lines = HookLog()
-    let logging = LoggingPlugin(redacting: ["x-api-key"]) { lines.add($0) }
+    let logging = LoggingPlugin(level: .debug, redactedHeaders: ["x-api-key"]) { lines.add($1) }
     let provider = Provider<StubAPI>(
       plugins: [logging], stub: .immediate, fixtures: packageFixtures)
     _ = try await provider.response(.inline)
-    let sent = try #require(lines.all.first)
+    let id = try #require(lines.all.first?.split(separator: " ").first)
+    #expect(id.hasPrefix("#") && Int(id.dropFirst()) != nil)
+    #expect(lines.all.first == "\(id) → GET https://api.example.com/inline")
     #expect(
-      sent
-        == "→ GET https://api.example.com/inline Authorization: <redacted>, X-Api-Key: <redacted>")
-    let received = try #require(lines.all.last)
-    #expect(received.hasPrefix("← 200 GET https://api.example.com/inline ("))
+      lines.all.dropFirst().first == "\(id)   Authorization: <redacted>, X-Api-Key: <redacted>")
+    let received = try #require(lines.all.first { $0.hasPrefix("\(id) ←") })
+    #expect(received.hasPrefix("\(id) ← 200 GET https://api.example.com/inline ("))
     #expect(received.hasSuffix(" ms, 53 bytes)"))
     #expect(!lines.all.joined().contains("secret") && !lines.all.joined().contains("k-123"))
 
     _ = try? await provider.response(.offline)
-    #expect(lines.all.last?.hasPrefix("← failed: transport(") == true)
+    #expect(lines.all.last?.contains("← failed after ") == true)
+    #expect(
+      lines.all.last?.hasSuffix(
+        ": transport error \(URLError.Code.notConnectedToInternet.rawValue)") == true)
   }
 
   @Test func requestBodiesAreDeterministicSoRecordingsReplay() async throws {

@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The one place that decides whose a cache entry is and what of a response may be stored.
+///
+/// - An entry's key covers the method, the URL with its query sorted, a hash of the body, and
+///   its owner: the provider's `cacheScope` when one is set (a user id, so a token refresh keeps
+///   the user's entries), else the values of every credential-bearing header (`Authorization`,
+///   `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the ones you name). Two users therefore
+///   never share an entry, whatever their authentication. The key is a SHA-256, so no
+///   credential reaches a file name.
+/// - A stored response keeps no `Set-Cookie` (replaying one would hand out a stale session),
+///   and every other secret header is redacted.
+package enum CachePartition {
+  /// The key of a request: 64 hex digits.
+  ///
+  /// - Parameters:
+  ///   - request: the prepared request (after plugins added credentials).
+  ///   - scope: the provider's cache scope, if any.
+  ///   - redaction: which headers carry credentials.
+  /// - Returns: the key.
+  package static func key(
+    for request: URLRequest, scope: String?, redaction: Redaction = .default
+  ) -> String {
+    var parts = [request.httpMethod ?? "GET", sortedURL(request.url)]
+    parts.append(request.httpBody.map { SHA256.hex($0) } ?? "")
+    if let scope {
+      parts.append("scope=" + scope)
+    } else {
+      let credentials = (request.allHTTPHeaderFields ?? [:])
+        .filter { redaction.isSecret(header: $0.key) }
+        .map { ($0.key.lowercased(), $0.value) }
+        .sorted { $0 < $1 }
+      for (name, value) in credentials { parts.append(name + ": " + value) }
+    }
+    // Lengths first, so that no value can imitate a separator.
+    let framed = parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
+    return SHA256.hex(Data(framed.utf8))
+  }
+
+  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted.
+  ///
+  /// - Parameter response: the response.
+  /// - Returns: the response to store.
+  package static func storable(_ response: Response) -> Response {
+    var stored = response
+    stored.headers = Redaction.default.headers(
+      response.headers.filter { $0.key.lowercased() != "set-cookie" })
+    return stored
+  }
+
+  private static func sortedURL(_ url: URL?) -> String {
+    guard let url else { return "" }
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+      let query = components.percentEncodedQuery
+    else { return url.absoluteString }
+    components.percentEncodedQuery = query.split(separator: "&").sorted().joined(separator: "&")
+    return components.string ?? url.absoluteString
+  }
+}
