@@ -69,6 +69,11 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/login/form":
             self.send(200, "token=plain-secret&user=ada".encode(), "application/x-www-form-urlencoded",
                       headers=[("Set-Cookie", "session=planted-cookie; HttpOnly")])
+        elif route == "/profile":
+            meta = json.dumps({"refresh_token": "planted-refresh", "theme": "dark"})
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "name": "Ada", "password": "planted-password", "meta": meta,
+            }}, headers=[("Set-Cookie", "session=planted-set-cookie; HttpOnly")])
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

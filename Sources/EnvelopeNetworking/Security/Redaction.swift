@@ -13,7 +13,7 @@ import Foundation
 /// - headers: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`;
 /// - URL query items: `access_token`, `token`, `api_key`, `key`, `password`;
 /// - JSON body fields, at any depth and inside stringified JSON: `password`, `token`,
-///   `access_token`, `refresh_token`, `secret`.
+///   `access_token`, `refresh_token`, `secret`, and any field named like a secret header.
 ///
 /// A body that is not JSON is written in clear only when it names none of the secret fields or
 /// query items and you named no field of your own; otherwise it becomes a placeholder with its
@@ -184,20 +184,32 @@ public struct Redaction: Sendable, Hashable {
     case .object(let object):
       var copy = JSONObject()
       for (key, child) in object {
-        copy.append(
-          key, fields.contains(key.lowercased()) ? .string(Self.placeholder) : json(child))
+        copy.append(key, isSecret(field: key) ? .string(Self.placeholder) : json(child))
       }
       return .object(copy)
     case .string(let text):
-      // Stringified JSON (`"{\"token\":\"…\"}"`) is redacted inside and written back as a string.
-      guard let first = text.utf8.first(where: { $0 > 0x20 }),
+      // Stringified JSON (`"{\"token\":\"…\"}"`) is redacted inside and written back as a
+      // string; so is a string holding a query or form (`"a=1&token=…"`).
+      if let first = text.utf8.first(where: { $0 > 0x20 }),
         first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
         let inner = try? JSON(data: Data(text.utf8))
-      else { return value }
-      return .string(json(inner).rawText)
+      {
+        return .string(json(inner).rawText)
+      }
+      return text.contains("=") && isForm(text) ? .string(query(text)) : value
     default:
       return value
     }
+  }
+
+  /// Whether a JSON field holds a secret: a secret field name, or a secret header name (a body
+  /// that echoes headers holds the same credentials).
+  ///
+  /// - Parameter name: the field name, any case.
+  /// - Returns: whether its value is redacted.
+  public func isSecret(field name: String) -> Bool {
+    let lowered = name.lowercased()
+    return fields.contains(lowered) || headers.contains(lowered)
   }
 
   // MARK: - Reports
@@ -209,7 +221,7 @@ public struct Redaction: Sendable, Hashable {
   /// - Returns: the entry as it may be written.
   public func entry(_ entry: DecodingReport.Entry) -> DecodingReport.Entry {
     let keys = entry.path.split(whereSeparator: { $0 == "." || $0 == "[" })
-    guard keys.contains(where: { fields.contains($0.lowercased()) }) else { return entry }
+    guard keys.contains(where: { isSecret(field: String($0)) }) else { return entry }
     var redacted = entry
     let kind = entry.found.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
     redacted.found = kind.isEmpty ? Self.placeholder : kind + " " + Self.placeholder
