@@ -37,6 +37,15 @@ struct CookieTarget: TargetType {
 
   // MARK: - Redirects
 
+  /// A session without a cookie jar, so the Cookie header sent is the one the test set (the
+  /// shared session's jar holds cookies other tests' responses set).
+  static func session() -> URLSession {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.httpShouldSetCookies = false
+    return URLSession(configuration: configuration)
+  }
+
   func redirected(to target: String, transport: URLSessionTransport) async throws -> SeenHeaders {
     var components = URLComponents(
       url: server.baseURL.appendingPathComponent("redirect"), resolvingAgainstBaseURL: false)
@@ -53,7 +62,7 @@ struct CookieTarget: TargetType {
   }
 
   @Test func crossOriginRedirectReachesTheOtherHostWithoutCredentials() async throws {
-    let transport = URLSessionTransport(sensitiveHeaders: ["X-Session"])
+    let transport = URLSessionTransport(session: Self.session(), sensitiveHeaders: ["X-Session"])
     let seen = try await redirected(
       to: "http://localhost:\(server.port)/headers", transport: transport)
     #expect(seen.host == "localhost:\(server.port)")
@@ -65,7 +74,8 @@ struct CookieTarget: TargetType {
   }
 
   @Test func sameOriginRedirectKeepsCredentials() async throws {
-    let seen = try await redirected(to: "/headers", transport: URLSessionTransport())
+    let seen = try await redirected(
+      to: "/headers", transport: URLSessionTransport(session: Self.session()))
     #expect(seen.host == "127.0.0.1:\(server.port)")
     #expect(seen.value("Authorization") == "Bearer \(PlantedSecrets.bearer)")
     #expect(seen.value("X-Api-Key") == PlantedSecrets.apiKey)
