@@ -257,3 +257,15 @@ extension DecoderImpl {
     throw strictError(Decimal.self, at: position)
   }
 }
+
+extension DecoderImpl: JSONValueSource {
+  /// The value at the current position as it is in the document; null for a missing value
+  /// read as null, else a missing value is an error.
+  func currentJSON() throws -> JSON {
+    guard let index = position.index else {
+      if position.readsMissingAsNull { return .null }
+      throw absentError(JSON.self, at: position, "Expected a JSON value but found nothing.")
+    }
+    return JSON(document: position.document, index: index)
+  }
+}

@@ -72,36 +72,20 @@ public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable
     hasher.combine(stringValue)
   }
 
-  /// Reads an integer, string or bool, keeping which one it was.
+  /// Reads an integer, string or bool, keeping which one it was, by the status reader every
+  /// envelope entry point shares (with `LenientDecoder` the number text is kept exactly).
   ///
-  /// - Parameter decoder: any decoder; with `LenientDecoder` the number text is kept exactly.
-  /// - Throws: `DecodingError.typeMismatch` for null, arrays and objects.
+  /// - Parameter decoder: any decoder.
+  /// - Throws: `DecodingError.dataCorrupted` with `EnvelopeError.invalidCode(found:)` as its
+  ///   underlying error for null, arrays, objects and numbers with a fraction.
   public init(from decoder: any Decoder) throws {
-    if let impl = decoder as? DecoderImpl, let index = impl.position.index {
-      let document = impl.position.document
-      switch document.kind(index) {
-      case .number:
-        self.storage = .number(document.rawText(index))
-        return
-      case .string:
-        self.storage = .string(document.string(index))
-        return
-      case .true, .false:
-        self.storage = .bool(document.kind(index) == .true)
-        return
-      default: break
-      }
-    }
-    let container = try decoder.singleValueContainer()
-    if let text = try? container.decode(String.self) {
-      storage = .string(text)
-    } else if let flag = try? container.decode(Bool.self) {
-      storage = .bool(flag)
-    } else if let integer = try? container.decode(Int.self) {
-      storage = .number(String(integer))
-    } else {
-      let number = try container.decode(Double.self)
-      storage = .number(String(number))
+    switch EnvelopeStatusReader.code(try JSON(from: decoder)) {
+    case .success(let code):
+      self = code
+    case .failure(let error):
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
     }
   }
 

@@ -143,6 +143,9 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
   case business(code: EnvelopeCode, message: String?)
   /// No code at the format's code path.
   case missingCode
+  /// A code that is null, an array, an object or a number with a fraction; a snippet of what
+  /// was there (`array [1]`).
+  case invalidCode(found: String)
   /// Success, but no data for a non-optional type.
   case missingData(code: EnvelopeCode?)
 
@@ -153,6 +156,8 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
       return "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil"))"
     case .missingCode:
       return "missingCode"
+    case .invalidCode(let found):
+      return "invalidCode(found: \(found))"
     case .missingData(let code):
       return "missingData(code: \(code.map { "\($0)" } ?? "nil"))"
     }

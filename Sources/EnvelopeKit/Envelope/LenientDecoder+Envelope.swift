@@ -150,28 +150,11 @@ extension LenientDecoder {
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
-    var code: EnvelopeCode?
-    if let index = document.index(at: format.code) {
-      switch document.kind(index) {
-      case .number: code = EnvelopeCode(storage: .number(document.rawText(index)))
-      case .string: code = EnvelopeCode(storage: .string(document.string(index)))
-      case .true: code = true
-      case .false: code = false
-      case .null, .array, .object: code = nil
-      }
+    func value(at path: JSONPath) -> JSON? {
+      document.index(at: path).map { JSON(document: document, index: $0) }
     }
-    var message: String?
-    for path in format.messages {
-      if let index = document.index(at: path), document.kind(index) != .null {
-        message = JSON(document: document, index: index).stringValue
-        break
-      }
-    }
-    guard let code else {
-      guard format.codeIsOptional else { throw EnvelopeError.missingCode }
-      return EnvelopeStatus(code: nil, message: message, isSuccess: true)
-    }
-    return EnvelopeStatus(code: code, message: message, isSuccess: format.isSuccess(code))
+    return try EnvelopeStatusReader.status(
+      code: value(at: format.code), messages: format.messages.map(value), format: format)
   }
 }
 

@@ -35,27 +35,35 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
   /// The payload, decoded only for a success code.
   public var data: T?
 
-  private var status: EnvelopeStatus
+  /// The status, or why the envelope has none (`missingCode`, `invalidCode`).
+  private var status: Result<EnvelopeStatus, EnvelopeError>
   private var format: EnvelopeFormat
 
-  /// Decodes the code and message, then the payload for a success code.
+  /// Decodes the code and message with the status reader every envelope entry point shares,
+  /// then the payload for a success code. A missing or invalid code is not a decoding error
+  /// here: `validate()` throws it, as `decodeEnvelope` does.
   ///
   /// - Parameter decoder: any decoder over an envelope object.
-  /// - Throws: `DecodingError` from the code, message or payload.
+  /// - Throws: `DecodingError` from the payload, or when the envelope is not an object.
   public init(from decoder: any Decoder) throws {
     let format = decoder.userInfo[.envelopeFormat] as? EnvelopeFormat ?? .default
     self.format = format
-    code = try decodeValue(EnvelopeCode?.self, at: format.code, in: decoder) ?? nil
-    message = nil
-    for path in format.messages {
-      if let text = try decodeValue(String?.self, at: path, in: decoder), let text {
-        message = text
-        break
-      }
+    let codeValue = try decodeValue(JSON.self, at: format.code, in: decoder)
+    let messages = try format.messages.map { try decodeValue(JSON.self, at: $0, in: decoder) }
+    do {
+      status = .success(
+        try EnvelopeStatusReader.status(code: codeValue, messages: messages, format: format))
+    } catch let error as EnvelopeError {
+      status = .failure(error)
     }
-    let isSuccess = code.map(format.isSuccess) ?? format.codeIsOptional
-    status = EnvelopeStatus(code: code, message: message, isSuccess: isSuccess)
-    data = isSuccess ? try decodeValue(T?.self, at: format.data, in: decoder) ?? nil : nil
+    message = EnvelopeStatusReader.message(messages)
+    guard case .success(let status) = status else {
+      code = nil
+      data = nil
+      return
+    }
+    code = status.code
+    data = status.isSuccess ? try decodeValue(T?.self, at: format.data, in: decoder) ?? nil : nil
   }
 
   /// The payload of a success envelope.
@@ -65,7 +73,7 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
   /// - Throws: `EnvelopeError.missingCode`, `EnvelopeError.business` or the format's mapped error,
   ///   `EnvelopeError.missingData`.
   public func validate() throws -> T {
-    if code == nil && !format.codeIsOptional { throw EnvelopeError.missingCode }
+    let status = try self.status.get()
     guard status.isSuccess else { throw format.error(for: status) }
     if let data { return data }
     if let empty = EmptyPayload.value(T.self) { return empty }
@@ -85,11 +93,21 @@ func decodeValue<V: Decodable>(_ type: V.Type, at path: JSONPath, in decoder: an
     switch component {
     case .key(let name):
       let key = AnyCodingKey(stringValue: name)
-      let container = try current.container(keyedBy: AnyCodingKey.self)
+      let container: KeyedDecodingContainer<AnyCodingKey>
+      do {
+        container = try current.container(keyedBy: AnyCodingKey.self)
+      } catch DecodingError.typeMismatch {
+        return nil  // a step that is not an object: the path is missing, as in the document
+      }
       guard container.contains(key) else { return nil }
       current = try container.superDecoder(forKey: key)
     case .index(let position):
-      var container = try current.unkeyedContainer()
+      var container: any UnkeyedDecodingContainer
+      do {
+        container = try current.unkeyedContainer()
+      } catch DecodingError.typeMismatch {
+        return nil
+      }
       guard position >= 0 else { return nil }
       for _ in 0..<position {
         guard !container.isAtEnd else { return nil }

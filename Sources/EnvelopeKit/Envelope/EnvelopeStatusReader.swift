@@ -1,0 +1,89 @@
+import Foundation
+
+/// The one answer to "what is this envelope's status", used by `decodeEnvelope`,
+/// `envelopeStatus`, `decodeEnvelopeResult`, `RootModel` (under any `Decoder`) and
+/// `EnvelopeCode`:
+///
+/// | at the code path | status |
+/// |---|---|
+/// | missing | `EnvelopeError.missingCode`, or success when the format's code is optional |
+/// | an integer (`0`, `1.0`, `1e3`) or a string or a bool | that code |
+/// | null, an array, an object, a number with a fraction | `EnvelopeError.invalidCode(found:)` |
+///
+/// The message is the first message path holding a string, number or bool (as text); nil when
+/// there is none.
+enum EnvelopeStatusReader {
+  /// The status from the values found at the format's paths (nil where a path is missing).
+  ///
+  /// - Parameters:
+  ///   - code: the value at the code path.
+  ///   - messages: the values at the message paths, in the format's order.
+  ///   - format: the format.
+  /// - Returns: the status.
+  /// - Throws: `EnvelopeError.missingCode` or `EnvelopeError.invalidCode(found:)`.
+  static func status(code: JSON?, messages: [JSON?], format: EnvelopeFormat) throws
+    -> EnvelopeStatus
+  {
+    let message = self.message(messages)
+    guard let code else {
+      guard format.codeIsOptional else { throw EnvelopeError.missingCode }
+      return EnvelopeStatus(code: nil, message: message, isSuccess: true)
+    }
+    let value = try self.code(code).get()
+    return EnvelopeStatus(code: value, message: message, isSuccess: format.isSuccess(value))
+  }
+
+  /// A code from a JSON value, or why it is not one.
+  ///
+  /// - Parameter value: the value at the code path.
+  /// - Returns: the code, or `EnvelopeError.invalidCode(found:)`.
+  static func code(_ value: JSON) -> Result<EnvelopeCode, EnvelopeError> {
+    switch value {
+    case .string(let text):
+      return .success(EnvelopeCode(storage: .string(text)))
+    case .bool(let flag):
+      return .success(EnvelopeCode(storage: .bool(flag)))
+    case .number(let number):
+      if isIntegerLiteral(number.text) { return .success(EnvelopeCode(storage: .number(number.text))) }
+      // An integral value written otherwise (`1.0`, `1e3`) is that integer.
+      if let integer = number.int64Value { return .success(EnvelopeCode(integerLiteral: Int(integer))) }
+      return .failure(.invalidCode(found: snippet(value)))
+    case .null, .array, .object:
+      return .failure(.invalidCode(found: snippet(value)))
+    }
+  }
+
+  /// The first message that is a string, number or bool, as text.
+  static func message(_ values: [JSON?]) -> String? {
+    for value in values {
+      switch value {
+      case .string(let text)?: return text
+      case .number(let number)?: return number.text
+      case .bool(let flag)?: return flag ? "true" : "false"
+      default: continue
+      }
+    }
+    return nil
+  }
+
+  /// `-?[0-9]+`.
+  private static func isIntegerLiteral(_ text: String) -> Bool {
+    let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+    return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+  }
+
+  /// `array [1]`, `null`, `number 1.5`: the kind and at most 40 characters of the text.
+  static func snippet(_ value: JSON) -> String {
+    let kind: String
+    switch value {
+    case .null: return "null"
+    case .bool: kind = "bool"
+    case .number: kind = "number"
+    case .string: kind = "string"
+    case .array: kind = "array"
+    case .object: kind = "object"
+    }
+    let text = value.rawText
+    return kind + " " + (text.count > 40 ? text.prefix(40) + "…" : text)
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+extension JSON: Codable {
+  /// Reads any JSON value, with any `Decoder`: a property whose samples disagree in kind (`"18"`
+  /// and `18`) can be declared `JSON`.
+  ///
+  /// `LenientDecoder` hands over the value as it is in the document (number text exact). With
+  /// another decoder the kind is found by asking in turn (null, bool, number, string, array,
+  /// object); numbers are read as `Int64`, `UInt64`, then `Decimal`, so none is rounded
+  /// through `Double`.
+  ///
+  /// - Parameter decoder: any decoder.
+  /// - Throws: `DecodingError` when the value is none of these.
+  public init(from decoder: any Decoder) throws {
+    if let source = decoder as? any JSONValueSource {
+      self = try source.currentJSON()
+      return
+    }
+    let single = try decoder.singleValueContainer()
+    if single.decodeNil() {
+      self = .null
+      return
+    }
+    if let scalar = try Self.scalar(single) {
+      self = scalar
+      return
+    }
+    do {
+      var unkeyed = try decoder.unkeyedContainer()
+      var elements: [JSON] = []
+      while !unkeyed.isAtEnd { elements.append(try unkeyed.decode(JSON.self)) }
+      self = .array(elements)
+      return
+    } catch DecodingError.typeMismatch {
+      // Not an array: an object.
+    }
+    let keyed = try decoder.container(keyedBy: AnyCodingKey.self)
+    var object = JSONObject()
+    for key in keyed.allKeys { object.append(key.stringValue, try keyed.decode(JSON.self, forKey: key)) }
+    self = .object(object)
+  }
+
+  /// A bool, number or string; nil when the value is an array or object.
+  private static func scalar(_ single: any SingleValueDecodingContainer) throws -> JSON? {
+    func attempt<T: Decodable>(_ type: T.Type) throws -> T? {
+      do {
+        return try single.decode(type)
+      } catch DecodingError.typeMismatch {
+        return nil
+      } catch DecodingError.dataCorrupted {
+        return nil  // a number that does not fit the integer type asked for
+      }
+    }
+    if let bool = try attempt(Bool.self) { return .bool(bool) }
+    if let integer = try attempt(Int64.self) { return .number(JSONNumber(integer)) }
+    if let integer = try attempt(UInt64.self) { return .number(JSONNumber(integer)) }
+    if let decimal = try attempt(Decimal.self), let number = JSONNumber("\(decimal)") {
+      return .number(number)
+    }
+    if let string = try attempt(String.self) { return .string(string) }
+    return nil
+  }
+
+  /// Writes the value with any `Encoder`; a number keeps its exact text where the encoder
+  /// allows (integers exactly, others as `Decimal`).
+  ///
+  /// - Parameter encoder: any encoder.
+  /// - Throws: the encoder's errors.
+  public func encode(to encoder: any Encoder) throws {
+    switch self {
+    case .null:
+      var single = encoder.singleValueContainer()
+      try single.encodeNil()
+    case .bool(let bool):
+      var single = encoder.singleValueContainer()
+      try single.encode(bool)
+    case .number(let number):
+      var single = encoder.singleValueContainer()
+      if let integer = number.int64Value {
+        try single.encode(integer)
+      } else if let integer = number.uint64Value {
+        try single.encode(integer)
+      } else if let decimal = number.decimalValue {
+        try single.encode(decimal)
+      } else {
+        try single.encode(number.doubleValue ?? 0)
+      }
+    case .string(let string):
+      var single = encoder.singleValueContainer()
+      try single.encode(string)
+    case .array(let elements):
+      var unkeyed = encoder.unkeyedContainer()
+      for element in elements { try unkeyed.encode(element) }
+    case .object(let object):
+      var keyed = encoder.container(keyedBy: AnyCodingKey.self)
+      for (key, value) in object { try keyed.encode(value, forKey: AnyCodingKey(stringValue: key)) }
+    }
+  }
+}
+
+/// A decoder that can hand over the JSON value it stands on as it is in the document, so
+/// `JSON.init(from:)` needs no probing (and no lenient coercion changes its kind).
+protocol JSONValueSource {
+  /// The current value.
+  func currentJSON() throws -> JSON
+}
