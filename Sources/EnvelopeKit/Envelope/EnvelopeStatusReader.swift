@@ -44,9 +44,13 @@ enum EnvelopeStatusReader {
     case .bool(let flag):
       return .success(EnvelopeCode(storage: .bool(flag)))
     case .number(let number):
-      if isIntegerLiteral(number.text) { return .success(EnvelopeCode(storage: .number(number.text))) }
+      if isIntegerLiteral(number.text) {
+        return .success(EnvelopeCode(storage: .number(number.text)))
+      }
       // An integral value written otherwise (`1.0`, `1e3`) is that integer.
-      if let integer = number.int64Value { return .success(EnvelopeCode(integerLiteral: Int(integer))) }
+      if let integer = number.int64Value {
+        return .success(EnvelopeCode(integerLiteral: Int(integer)))
+      }
       return .failure(.invalidCode(found: snippet(value)))
     case .null, .array, .object:
       return .failure(.invalidCode(found: snippet(value)))
@@ -69,7 +73,8 @@ enum EnvelopeStatusReader {
   /// `-?[0-9]+`.
   private static func isIntegerLiteral(_ text: String) -> Bool {
     let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
-    return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    return !digits.isEmpty
+      && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
   }
 
   /// `array [1]`, `null`, `number 1.5`: the kind and at most 40 characters of the text.

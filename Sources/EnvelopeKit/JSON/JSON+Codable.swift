@@ -36,28 +36,34 @@ extension JSON: Codable {
     }
     let keyed = try decoder.container(keyedBy: AnyCodingKey.self)
     var object = JSONObject()
-    for key in keyed.allKeys { object.append(key.stringValue, try keyed.decode(JSON.self, forKey: key)) }
+    for key in keyed.allKeys {
+      object.append(key.stringValue, try keyed.decode(JSON.self, forKey: key))
+    }
     self = .object(object)
   }
 
   /// A bool, number or string; nil when the value is an array or object.
   private static func scalar(_ single: any SingleValueDecodingContainer) throws -> JSON? {
-    func attempt<T: Decodable>(_ type: T.Type) throws -> T? {
-      do {
-        return try single.decode(type)
-      } catch DecodingError.typeMismatch {
-        return nil
-      } catch DecodingError.dataCorrupted {
-        return nil  // a number that does not fit the integer type asked for
+    do {
+      return .bool(try single.decode(Bool.self))
+    } catch DecodingError.typeMismatch {}
+    do {
+      // Decimal holds any JSON number Foundation reads without rounding (38 digits).
+      let decimal = try single.decode(Decimal.self)
+      return JSONNumber("\(decimal)").map(JSON.number)
+    } catch DecodingError.typeMismatch {
+      // Not a number.
+    } catch {
+      // A number Decimal cannot hold (1e400): as Double, or the original error.
+      guard let double = try? single.decode(Double.self), let number = JSONNumber("\(double)")
+      else {
+        throw error
       }
-    }
-    if let bool = try attempt(Bool.self) { return .bool(bool) }
-    if let integer = try attempt(Int64.self) { return .number(JSONNumber(integer)) }
-    if let integer = try attempt(UInt64.self) { return .number(JSONNumber(integer)) }
-    if let decimal = try attempt(Decimal.self), let number = JSONNumber("\(decimal)") {
       return .number(number)
     }
-    if let string = try attempt(String.self) { return .string(string) }
+    do {
+      return .string(try single.decode(String.self))
+    } catch DecodingError.typeMismatch {}
     return nil
   }
 

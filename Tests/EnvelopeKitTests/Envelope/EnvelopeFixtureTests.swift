@@ -13,6 +13,8 @@ import Testing
     var fixture: String
     var format: String
     var type: String
+    /// A path inside data (`decodeEnvelope(_:from:format:at:)`).
+    var at: String?
     var value: AnyCodableJSON?
     var error: String?
     var report: [String]?
@@ -51,7 +53,11 @@ import Testing
     Data, [String]
   ) {
     func run<T: Codable>(_ type: T.Type) throws -> (Data, [String]) {
-      let result = try LenientDecoder().decodeEnvelopeWithReport(T.self, from: data, format: format)
+      let decoder = LenientDecoder()
+      let result =
+        try entry.at.map {
+          try decoder.decodeEnvelopeWithReport(T.self, from: data, format: format, at: JSONPath($0))
+        } ?? decoder.decodeEnvelopeWithReport(T.self, from: data, format: format)
       let encoder = JSONEncoder()
       return (
         try encoder.encode(result.value),
@@ -75,7 +81,10 @@ import Testing
     case EnvelopeError.business(let code, let message): return "business \(code) \(message ?? "")"
     case EnvelopeError.missingCode: return "missingCode"
     case EnvelopeError.missingData: return "missingData"
+    case EnvelopeError.invalidCode: return "\(error)"
     case DecodingError.dataCorrupted: return "dataCorrupted"
+    case DecodingError.keyNotFound(let key, let context):
+      return "keyNotFound " + (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
     default: return "\(error)"
     }
   }
@@ -101,6 +110,67 @@ import Testing
     } catch {
       #expect(Self.describe(error) == entry.error)
     }
+  }
+}
+
+/// `RootModel` decoded by Foundation's `JSONDecoder` agrees with our strict policy on every
+/// fixture: the same value, or the same error at the same path.
+@Suite struct RootModelFoundationAgreementTests {
+  typealias User = EnvelopeFixtureTests.User
+  typealias Stats = EnvelopeFixtureTests.Stats
+
+  static func outcome(_ body: () throws -> any Encodable) -> String {
+    do {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = .sortedKeys
+      return String(decoding: try encoder.encode(body()), as: UTF8.self)
+    } catch let error as DecodingError {
+      switch error {
+      case .typeMismatch(_, let context), .valueNotFound(_, let context),
+        .dataCorrupted(let context):
+        return "\(Mirror(reflecting: error).children.first?.label ?? "?") "
+          + context.codingPath.map(\.stringValue).joined(separator: ".")
+      case .keyNotFound(let key, let context):
+        return "keyNotFound "
+          + (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+      @unknown default: return "\(error)"
+      }
+    } catch {
+      return EnvelopeFixtureTests.describe(error)
+    }
+  }
+
+  static func both<T: Codable>(_ type: T.Type, _ data: Data, _ format: EnvelopeFormat) -> (
+    String, String
+  ) {
+    let foundation = JSONDecoder()
+    foundation.userInfo[.envelopeFormat] = format
+    var ours = LenientDecoder()
+    ours.policy = .strict
+    ours.envelope = format
+    return (
+      outcome { try foundation.decode(RootModel<T>.self, from: data).validate() },
+      outcome { try ours.decode(RootModel<T>.self, from: data).validate() }
+    )
+  }
+
+  @Test(arguments: EnvelopeFixtureTests.entries.filter { $0.at == nil })
+  func foundationAgreesWithTheStrictPolicy(_ entry: EnvelopeFixtureTests.Entry) throws {
+    let data = try Data(
+      contentsOf: EnvelopeFixtureTests.folder.appendingPathComponent(entry.fixture))
+    let format = try #require(EnvelopeFixtureTests.formats[entry.format])
+    let (foundation, ours): (String, String)
+    switch entry.type {
+    case "User": (foundation, ours) = Self.both(User.self, data, format)
+    case "User?": (foundation, ours) = Self.both(User?.self, data, format)
+    case "[User]": (foundation, ours) = Self.both([User].self, data, format)
+    case "Stats": (foundation, ours) = Self.both(Stats.self, data, format)
+    case "Int": (foundation, ours) = Self.both(Int.self, data, format)
+    case "String": (foundation, ours) = Self.both(String.self, data, format)
+    case "Empty": (foundation, ours) = Self.both(Empty.self, data, format)
+    default: throw CocoaError(.featureUnsupported)
+    }
+    #expect(foundation == ours)
   }
 }
 
