@@ -34,7 +34,13 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
       FixtureRoot.fixtures(in: "contracts/users") == [
         "contracts/users/ada.json", "contracts/users/bob.json", "contracts/users/cy.json",
       ])
-    #expect(FixtureRoot.fixtures(in: "envelopes", excluding: ["manifest.json"]).count == 35)
+    let envelopes = FixtureRoot.fixtures(in: "envelopes", excluding: ["manifest.json"])
+    let files =
+      (try? FileManager.default.contentsOfDirectory(atPath: packageFixturesPath("envelopes"))) ?? []
+    #expect(
+      envelopes.count == files.filter { $0.hasSuffix(".json") && $0 != "manifest.json" }.count)
+    #expect(envelopes.count >= 45)
+    #expect(envelopes == envelopes.sorted())
     #expect(FixtureRoot.fixtures(in: "no-such-folder").isEmpty)
   }
 
@@ -141,4 +147,11 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
       FixtureContract.expectBusinessFailure(fixture: "contracts/users/ada.json")
     }
   }
+}
+
+/// A folder below the package's `Fixtures/`, found from this file.
+func packageFixturesPath(_ folder: String) -> String {
+  URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures").appendingPathComponent(folder)
+    .path
 }
