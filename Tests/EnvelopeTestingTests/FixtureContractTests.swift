@@ -1,5 +1,6 @@
 import EnvelopeKit
 import EnvelopeTesting
+import Foundation
 import Testing
 
 struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var email: String? }
