@@ -10,15 +10,20 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   private let fallbacks: [String: Any]?
   /// Key → value token, for converted keys and for large objects; nil: scan the object.
   private let table: [String: Int]?
+  /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
+  /// almost every model, which then pays one nil check per key.
+  private let mappings: [String: KeyMapping]?
 
   /// Objects with more members than this get a hash table instead of a scan per lookup, so
   /// decoding stays linear in huge objects without slowing small ones.
   private static var tableThreshold: Int { 64 }
 
   init(
-    decoder: DecoderImpl, object: ObjectValue, path: CodingPathNode, fallbacks: [String: Any]?
+    decoder: DecoderImpl, object: ObjectValue, path: CodingPathNode, fallbacks: [String: Any]?,
+    mappings: [String: KeyMapping]? = nil
   ) {
     self.decoder = decoder
+    self.mappings = mappings
     self.document = object.document
     self.object = object.index
     self.path = path
@@ -71,7 +76,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
   }
 
-  func contains(_ key: Key) -> Bool { lookup(key) != nil }
+  func contains(_ key: Key) -> Bool {
+    if let mapping = mapping(key) { return mappedPosition(key, mapping, Any.self).index != nil }
+    return lookup(key) != nil
+  }
 
   // MARK: - Lookup
 
@@ -111,6 +119,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   // MARK: - Decoding
 
   func decodeNil(forKey key: Key) throws -> Bool {
+    if let mapping = mapping(key) { return mappedPosition(key, mapping, Any?.self).isMissingOrNull }
     let position = try required(key, Any?.self)
     guard let index = position.index else {
       // Lenient: a missing key reads as null; strict would have thrown keyNotFound.
@@ -123,6 +132,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// Fast path: a value that reads strictly needs no position (pays on every payload row).
   @inline(__always)
   private func scalar<T: JSONScalar>(_ type: T.Type, _ key: Key) throws -> T {
+    if let mapping = mapping(key) { return try mapped(type, key, mapping) }
     let index = lookup(key)
     if let index, case .value(let value) = T.strictValue(document, index, decoder.options) {
       return value
@@ -151,7 +161,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try scalar(type, key) }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decoder.unbox(type, at: try required(key, type))
+    if let mapping = mapping(key) { return try mapped(type, key, mapping) }
+    return try decoder.unbox(type, at: try required(key, type))
   }
 
   // MARK: - Optionals
@@ -166,6 +177,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// defaults (which go through `contains` and `decodeNil`) are not used.
   @inline(__always)
   private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+    if let mapping = mapping(key) { return try mappedOptional(type, key, mapping) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
     return try decoder.presentOptional(type, at: position(key, type, index: index))
   }
@@ -173,6 +185,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// Scalars: as `optional`, with the strict read first and no position when it succeeds.
   @inline(__always)
   private func optional<T: JSONScalar>(_ type: T.Type, _ key: Key) throws -> T? {
+    if let mapping = mapping(key) { return try mappedOptional(type, key, mapping) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
     if case .value(let value) = T.strictValue(document, index, decoder.options) { return value }
     return try decoder.presentOptional(type, at: position(key, type, index: index))
@@ -219,6 +232,66 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   }
   func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
     try optional(type, key)
+  }
+
+  // MARK: - Mapped keys
+
+  @inline(__always)
+  private func mapping(_ key: Key) -> KeyMapping? {
+    guard let mappings else { return nil }
+    return mappings[key.stringValue]
+  }
+
+  /// Where a mapped key is read: the first of its paths that is present and not null, else the
+  /// first null one, else (missing) the first; its own key when it has no paths.
+  private func mappedPosition(_ key: Key, _ mapping: KeyMapping, _ type: Any.Type)
+    -> DecodingPosition
+  {
+    guard let first = mapping.paths.first, let object else { return position(key, type) }
+    var null: (JSONPath, Int)?
+    for path in mapping.paths {
+      guard let index = document.index(at: path, from: object) else { continue }
+      if document.kind(index) != .null { return position(key, path, index, type) }
+      if null == nil { null = (path, index) }
+    }
+    if let (path, index) = null { return position(key, path, index, type) }
+    return position(key, first, nil, type)
+  }
+
+  /// The position of the value at `path` below this object, standing in for the model's `key`
+  /// (its declared fallback moves with it); errors and reports name the path read.
+  private func position(_ key: Key, _ path: JSONPath, _ index: Int?, _ type: Any.Type)
+    -> DecodingPosition
+  {
+    guard let last = path.components.last else { return position(key, type, index: index) }
+    let name = AnyCodingKey(last)
+    let fallback = fallbacks?[key.stringValue].map { [name.stringValue: $0] }
+    return DecodingPosition(
+      document: document, index: index,
+      parent: self.path.appending(path: JSONPath(Array(path.components.dropLast()))), key: name,
+      fallbacks: fallback, type: type)
+  }
+
+  private func mapped<T: Decodable>(_ type: T.Type, _ key: Key, _ mapping: KeyMapping) throws -> T {
+    let position = mappedPosition(key, mapping, type)
+    if let transform = mapping.transform {
+      return try decoder.transformed(type, transform, at: position)
+    }
+    if position.index == nil, !decoder.leniency.fallsBack, let missing = position.key {
+      throw decoder.keyNotFound(missing, in: position.parent)
+    }
+    return try decoder.unbox(type, at: position)
+  }
+
+  private func mappedOptional<T: Decodable>(_ type: T.Type, _ key: Key, _ mapping: KeyMapping)
+    throws -> T?
+  {
+    let position = mappedPosition(key, mapping, type)
+    guard !position.isMissingOrNull else { return nil }
+    if let transform = mapping.transform {
+      return try decoder.transformedOptional(type, transform, at: position)
+    }
+    return try decoder.presentOptional(type, at: position)
   }
 
   // MARK: - Nesting

@@ -57,7 +57,8 @@ final class DecoderImpl: Decoder {
     let object = try objectValue(at: position)
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, object: object, path: position.node, fallbacks: position.ownFallbacks))
+        decoder: self, object: object, path: position.node, fallbacks: position.ownFallbacks,
+        mappings: position.ownMappings))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -93,6 +94,7 @@ final class DecoderImpl: Decoder {
     }
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
+    position.ownMappings = traits.keyMappings
     return try with(position) {
       guard leniency.usesDefaultCases, let defaultable = traits.caseDefaultable else {
         return try type.init(from: self)
@@ -185,7 +187,7 @@ final class DecoderImpl: Decoder {
   func traits(of type: Any.Type) -> TypeTraits {
     let id = ObjectIdentifier(type)
     if let cached = traitCache[id] { return cached }
-    let traits = TypeTraits(type)
+    let traits = TypeTraits(type, keyMappings: options.decoder.keyMappings.mappings(for: type))
     traitCache[id] = traits
     return traits
   }

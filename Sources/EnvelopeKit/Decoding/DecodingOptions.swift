@@ -84,8 +84,11 @@ struct TypeTraits {
   /// The declared initial values of a `LenientDecodable` type's properties, by name.
   var initialValues: [String: Any]?
   var caseDefaultable: (any CaseDefaultable.Type)?
+  /// The key mappings and transforms set on the decoder for this type; nil for most types.
+  var keyMappings: [String: KeyMapping]?
 
-  init(_ type: Any.Type) {
+  init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
+    self.keyMappings = keyMappings
     if let optional = type as? any DecodableOptional.Type {
       special = .optional(optional)
     } else if let array = type as? any DecodableArray.Type {

@@ -80,6 +80,8 @@ public struct LenientDecoder: Sendable {
   /// The most report entries stored; default 1,000. Past it entries are counted, not stored
   /// (`DecodingReport.omittedCount`), so a huge sloppy payload cannot grow the report unbounded.
   public var maxReportEntries: Int = 1_000
+  /// Key mappings and value transforms set with `map(_:key:to:)` and `transform(_:key:_:)`.
+  var keyMappings = KeyMappings()
 
   /// Creates a decoder with Foundation-like defaults.
   ///

@@ -223,8 +223,8 @@ extension Dictionary: EmptyCollection {
 
 extension JSONDocument {
   /// The token at `path`, or nil when a step is missing.
-  func index(at path: JSONPath) -> Int? {
-    var index = 0
+  func index(at path: JSONPath, from start: Int = 0) -> Int? {
+    var index = start
     for component in path.components {
       guard let found = child(component, of: index) else { return nil }
       index = found
