@@ -58,7 +58,8 @@ final class DecoderImpl: Decoder {
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
         decoder: self, object: object, path: position.node, fallbacks: position.ownFallbacks,
-        mappings: position.ownMappings))
+        // Only a decoder with mappings looks them up: every other decode pays one bool check.
+        mappings: options.hasKeyMappings ? traits(of: position.type).keyMappings : nil))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -94,7 +95,6 @@ final class DecoderImpl: Decoder {
     }
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
-    position.ownMappings = traits.keyMappings
     return try with(position) {
       guard leniency.usesDefaultCases, let defaultable = traits.caseDefaultable else {
         return try type.init(from: self)

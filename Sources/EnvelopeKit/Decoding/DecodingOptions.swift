@@ -5,11 +5,14 @@ import Foundation
 /// that take it pass one reference instead of copying every strategy.
 final class DecodingOptions {
   let decoder: LenientDecoder
+  /// Whether any model has key mappings or transforms (`LenientDecoder.map`, `.transform`).
+  let hasKeyMappings: Bool
   let leniency: Leniency
   let userInfo: [CodingUserInfoKey: Any]
 
   init(_ decoder: LenientDecoder) {
     self.decoder = decoder
+    hasKeyMappings = !decoder.keyMappings.isEmpty
     leniency = Leniency(decoder.policy)
     var info: [CodingUserInfoKey: Any] = [:]
     for (key, value) in decoder.userInfo { info[key] = value }

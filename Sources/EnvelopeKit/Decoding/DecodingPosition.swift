@@ -56,8 +56,6 @@ struct DecodingPosition {
   /// The declared initial values of the `LenientDecodable` type decoded here (set by `unbox`),
   /// for the keyed container made at this position.
   var ownFallbacks: [String: Any]?
-  /// The key mappings of the type decoded here (set by `unbox`), for its keyed container.
-  var ownMappings: [String: KeyMapping]?
 
   /// The declared initial value for this value, if its parent is a `LenientDecodable`.
   var declaredFallback: Any? {
