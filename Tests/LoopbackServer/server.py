@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 USER = {"id": 1, "name": "Ada"}
 COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
+SEEN = set()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -74,6 +75,18 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "name": "Ada", "password": "planted-password", "meta": meta,
             }}, headers=[("Set-Cookie", "session=planted-set-cookie; HttpOnly")])
+        elif route == "/once":
+            # 200 with a fresh count the first time an id is asked for, 500 after that.
+            ident = dict(parse_qsl(url.query)).get("id", "")
+            with COUNTER_LOCK:
+                first = ident not in SEEN
+                SEEN.add(ident)
+                COUNTER["value"] += 1
+                value = COUNTER["value"]
+            if first:
+                self.send(200, {"code": 0, "msg": "ok", "data": {"count": value}})
+            else:
+                self.send(500, b"busy", "text/plain")
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

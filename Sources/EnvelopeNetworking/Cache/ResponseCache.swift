@@ -4,16 +4,20 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// How a target uses the provider's cache. Only `GET` responses with a 2xx status whose body
-/// decoded are stored; business failures and decoding errors never are.
+/// How a target uses the provider's cache. Only responses with a 2xx status whose body decoded
+/// are stored; business failures and decoding errors never are. A target that sets a policy
+/// opts in whatever its method (a POST search is keyed by its body; see `CacheKey`).
 public enum CachePolicy: Sendable, Equatable {
   /// No cache: always the network (the default).
   case never
   /// A stored response younger than `maxAge` answers without the network; else load and store.
   case cacheElseLoad(maxAge: Duration)
-  /// Always load and store; when the transport fails (offline, timeout) answer the stored
-  /// response, however old.
-  case loadElseCache
+  /// Always load and store; when the transport fails (offline, timeout), and with
+  /// `onServerError` also on a 5xx, answer the stored response, however old.
+  case loadElseCache(onServerError: Bool)
+
+  /// `.loadElseCache(onServerError: false)`: the cache answers only when the transport fails.
+  public static var loadElseCache: CachePolicy { .loadElseCache(onServerError: false) }
 }
 
 /// A stored response and when it was stored.
@@ -54,92 +58,39 @@ public protocol ResponseCache: Sendable {
   func store(_ response: Response, forKey key: String) async throws
 }
 
-/// A `ResponseCache` on disk: one file per entry, written atomically, kept across launches.
-///
-/// Each file is a line of JSON metadata (status, headers, URL, time stored) followed by the body
-/// bytes. A file that cannot be read back is treated as missing and removed.
-///
-/// ```swift
-/// let cache = try DiskCache(directory: .cachesDirectory.appending(path: "api"))
-/// let provider = Provider<API>(cache: cache)   // targets opt in with `cachePolicy`
-/// ```
-public final class DiskCache: ResponseCache {
-  /// The folder the entries live in.
-  public let directory: URL
-
-  /// Opens (and creates when needed) a cache folder.
-  ///
-  /// - Parameter directory: the folder.
-  /// - Throws: when the folder cannot be created.
-  public init(directory: URL) throws {
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    self.directory = directory
-  }
-
-  /// The entry stored under `key`, or nil.
-  ///
-  /// - Parameter key: the entry's key.
-  /// - Returns: the entry (its `request` is nil), or nil when there is none or it is unreadable.
-  public func cachedResponse(forKey key: String) async -> CachedResponse? {
-    guard let file = self.file(forKey: key) else { return nil }
-    guard let contents = FileManager.default.contents(atPath: file.path) else { return nil }
-    guard let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
-      let meta = try? JSONSerialization.jsonObject(with: contents[..<newline]) as? [String: Any],
-      let status = meta["status"] as? Int, let headers = meta["headers"] as? [String: String],
-      let storedAt = meta["storedAt"] as? Double
-    else {
-      try? FileManager.default.removeItem(at: file)
-      return nil
-    }
-    let body = Data(contents[contents.index(after: newline)...])
-    let response = Response(
-      statusCode: status, headers: headers, data: body, request: nil, isFromCache: true)
-    return CachedResponse(response: response, storedAt: Date(timeIntervalSince1970: storedAt))
-  }
-
-  /// Stores `response` under `key` atomically. The metadata is made by `CachePartition`: no
-  /// `Set-Cookie`, secret headers and query items redacted.
-  ///
-  /// - Parameters:
-  ///   - response: the response.
-  ///   - key: the entry's key (64 hex digits).
-  /// - Throws: when the key is not 64 hex digits or the file cannot be written.
-  public func store(_ response: Response, forKey key: String) async throws {
-    guard let file = file(forKey: key) else { throw CocoaError(.fileWriteInvalidFileName) }
-    let stored = CachePartition.storable(response)
-    let meta: [String: Any] = [
-      "status": stored.statusCode, "headers": stored.headers,
-      "url": Redaction.default.url(response.request?.url),
-      "storedAt": Date().timeIntervalSince1970,
-    ]
-    var contents = try JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys])
-    contents.append(UInt8(ascii: "\n"))
-    contents.append(response.data)
-    try contents.write(to: file, options: .atomic)
-  }
-
-  /// Deletes every entry.
-  ///
-  /// - Throws: when a file cannot be removed.
-  public func removeAll() throws {
-    for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
-    where name.hasSuffix(".cache") {
-      try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
-    }
-  }
-
-  /// The file of a key; nil unless the key is 64 hex digits (so no key names another path).
-  private func file(forKey key: String) -> URL? {
-    guard key.utf8.count == 64,
-      key.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
-    else { return nil }
-    return directory.appendingPathComponent(key + ".cache")
-  }
-}
-
 extension Duration {
   /// The duration in seconds, with its fraction.
   var seconds: TimeInterval {
     TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
   }
+}
+
+// MARK: - Plain values
+
+extension ResponseCache {
+  /// Keeps any `Encodable` value under a name of your own (MoyaMapper's
+  /// `cacheXXX(value:key:)`), as JSON, beside the responses and under the same limits.
+  ///
+  /// - Parameters:
+  ///   - value: the value.
+  ///   - name: the name to read it back with.
+  /// - Throws: `EncodingError`, or the cache's write error.
+  public func set<Value: Encodable>(_ value: Value, forKey name: String) async throws {
+    let data = try JSONEncoder().encode(value)
+    try await store(Response(statusCode: 200, data: data), forKey: Self.valueKey(name))
+  }
+
+  /// The value kept under `name`, or nil when there is none or it no longer decodes as `Value`.
+  ///
+  /// - Parameters:
+  ///   - type: the value's type.
+  ///   - name: its name.
+  /// - Returns: the value.
+  public func value<Value: Decodable>(_ type: Value.Type, forKey name: String) async -> Value? {
+    guard let entry = await cachedResponse(forKey: Self.valueKey(name)) else { return nil }
+    return try? JSONDecoder().decode(Value.self, from: entry.response.data)
+  }
+
+  /// The key a plain value is kept under: `value:` and the name, hashed.
+  static func valueKey(_ name: String) -> String { SHA256.hex(Data(("value:" + name).utf8)) }
 }

@@ -9,9 +9,10 @@ import Foundation
 // validate, decode, plugins, retry, store.
 extension Provider {
   /// One call: attempts until one succeeds or no plugin asks for another.
-  func run<T>(_ target: Target, decode: @escaping (Response) throws -> Decoded<T>) async throws
-    -> DecodedResponse<T>
-  {
+  func run<T>(
+    _ target: Target, cacheUse: CacheUse = .byPolicy,
+    decode: @escaping (Response) throws -> Decoded<T>
+  ) async throws -> DecodedResponse<T> {
     let id = ProviderCall.nextID()
     var attempt = 0
     while true {
@@ -19,11 +20,13 @@ extension Provider {
       try Task.checkCancellation()
       let call = ProviderCall(id: id, attempt: attempt)
       let outcome = try await ProviderCall.$current.withValue(call) {
-        try await attemptOnce(target, decode)
+        try await attemptOnce(target, cacheUse, decode)
       }
       switch outcome {
       case .success(let decoded):
-        try await ProviderCall.$current.withValue(call) { try await finish(decoded, target) }
+        try await ProviderCall.$current.withValue(call) {
+          try await finish(decoded, target, cacheUse)
+        }
         return decoded
       case .failure(let error):
         let delay = await ProviderCall.$current.withValue(call) {
@@ -37,16 +40,16 @@ extension Provider {
 
   /// Prepare, send, validate and decode once; every failure becomes a `ProviderError` and goes
   /// through `didReceive` and `process`.
-  private func attemptOnce<T>(_ target: Target, _ decode: (Response) throws -> Decoded<T>)
-    async throws -> Result<DecodedResponse<T>, ProviderError>
-  {
+  private func attemptOnce<T>(
+    _ target: Target, _ cacheUse: CacheUse, _ decode: (Response) throws -> Decoded<T>
+  ) async throws -> Result<DecodedResponse<T>, ProviderError> {
     var result: Result<Response, ProviderError>
     var decoded: (response: Response, value: Decoded<T>)?
     do {
       var request = try makeRequest(target)
       for plugin in plugins { request = try await plugin.prepare(request, target: target) }
       for plugin in plugins { await plugin.willSend(request, target: target) }
-      let response = try await send(request, target)
+      let response = try await send(request, target, cacheUse)
       guard target.validStatusCodes.contains(response.statusCode) else {
         throw ProviderError.status(response)
       }
@@ -84,13 +87,15 @@ extension Provider {
   }
 
   /// Reports drift to the plugins and keeps the response in the cache.
-  private func finish<T>(_ decoded: DecodedResponse<T>, _ target: Target) async throws {
+  private func finish<T>(_ decoded: DecodedResponse<T>, _ target: Target, _ cacheUse: CacheUse)
+    async throws
+  {
     if !decoded.report.isEmpty {
       for plugin in plugins {
         await plugin.didDecode(decoded.report, target: target, response: decoded.response)
       }
     }
-    await store(decoded.response, target)
+    await store(decoded.response, target, cacheUse)
   }
 
   /// The first delay a plugin asks for; the plugins are told about the retry.
@@ -147,7 +152,7 @@ extension Provider {
 
   /// The URL (the provider's `baseURL` override, the path, the task's and the target's query),
   /// method, body and headers.
-  private func makeRequest(_ target: Target) throws -> URLRequest {
+  func makeRequest(_ target: Target) throws -> URLRequest {
     let base = baseURL ?? target.baseURL
     let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
     var request = URLRequest(url: url, timeoutInterval: target.timeout)
@@ -165,21 +170,36 @@ extension Provider {
   }
 
   /// Answers from a stub, the cache or the transport.
-  private func send(_ request: URLRequest, _ target: Target) async throws -> Response {
+  private func send(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async throws
+    -> Response
+  {
     switch stubBehavior(target) {
     case .never:
-      guard let key = await cacheKey(request, target), let cache else {
+      guard let cache, let key = await cacheKey(request, target, cacheUse) else {
         return try await load(request, target)
       }
-      if case .cacheElseLoad(let maxAge) = target.cachePolicy,
-        let entry = await cache.cachedResponse(forKey: key),
-        Date().timeIntervalSince(entry.storedAt) < maxAge.seconds
-      {
-        return cached(entry, request)
+      var fallsBackOnServerError: Bool?  // nil: the cache never stands in for the network
+      if cacheUse == .byPolicy {
+        switch target.cachePolicy {
+        case .cacheElseLoad(let maxAge):
+          if let entry = await cache.cachedResponse(forKey: key), entry.isFresh(maxAge) {
+            return cached(entry, request)
+          }
+        case .loadElseCache(let onServerError):
+          fallsBackOnServerError = onServerError
+        case .never:
+          break
+        }
       }
       do {
-        return try await load(request, target)
-      } catch let error as URLError where target.cachePolicy == .loadElseCache {
+        let response = try await load(request, target)
+        if fallsBackOnServerError == true, (500...599).contains(response.statusCode),
+          let entry = await cache.cachedResponse(forKey: key)
+        {
+          return cached(entry, request)
+        }
+        return response
+      } catch let error as URLError where fallsBackOnServerError != nil {
         guard let entry = await cache.cachedResponse(forKey: key) else { throw error }
         return cached(entry, request)
       }
@@ -228,26 +248,46 @@ extension Provider {
 
   // MARK: - Cache
 
-  /// The cache key when this target's request may use the cache: a cache is set, the policy is
-  /// not `.never`, the request is a `GET` and it goes to the network. See `CachePartition`.
-  private func cacheKey(_ request: URLRequest, _ target: Target) async -> String? {
-    guard cache != nil, target.cachePolicy != .never, case .never = stubBehavior(target),
-      (request.httpMethod ?? "GET") == "GET"
+  /// The cache key when this request may use the cache: a cache is set, the request goes to
+  /// the network, and the target's policy is not `.never` (or the call is a cache-then-network
+  /// refresh). See `CachePartition`.
+  func cacheKey(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async -> String? {
+    guard cache != nil, case .never = stubBehavior(target),
+      cacheUse == .refresh || target.cachePolicy != .never
     else { return nil }
     let scope = await cacheScope?()
     return CachePartition.key(
-      for: request, scope: scope, redaction: Redaction(headers: sensitiveHeaders))
+      for: request, identity: target.cacheKey, endpoint: (baseURL ?? target.baseURL, target.path),
+      scope: scope, redaction: Redaction(headers: sensitiveHeaders))
   }
 
   /// Keeps a decoded 2xx network response. A failed write only means a later miss.
-  private func store(_ response: Response, _ target: Target) async {
+  private func store(_ response: Response, _ target: Target, _ cacheUse: CacheUse) async {
     guard !response.isFromCache, (200...299).contains(response.statusCode),
-      let request = response.request, let cache, let key = await cacheKey(request, target)
+      let request = response.request, let cache,
+      let key = await cacheKey(request, target, cacheUse)
     else { return }
     do {
       try await cache.store(response, forKey: key)
     } catch {
       // A cache that cannot be written is a miss next time; the call itself succeeded.
     }
+  }
+}
+
+/// How one call uses the provider's cache.
+enum CacheUse {
+  /// As the target's `cachePolicy` says.
+  case byPolicy
+  /// Network only, and store the answer whatever the policy (the network leg of
+  /// `cachedThenNetwork`).
+  case refresh
+}
+
+extension CachedResponse {
+  /// Stored less than `maxAge` ago; an entry dated in the future is stale.
+  func isFresh(_ maxAge: Duration) -> Bool {
+    let age = Date().timeIntervalSince(storedAt)
+    return age >= 0 && age < maxAge.seconds
   }
 }

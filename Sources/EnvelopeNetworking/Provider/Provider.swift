@@ -161,13 +161,74 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(_ target: Target, as type: T.Type = T.self)
     async throws -> DecodedResponse<T>
   {
-    try await run(target) { response in
-      if let empty = try self.emptyValue(T.self, response, target) {
-        return Decoded(value: empty, report: DecodingReport())
+    try await run(target) { try self.envelopeValue(T.self, $0, target) }
+  }
+
+  /// Yields the cached value first, when the cache has one that decodes (`.cache(storedAt:)`),
+  /// then the network's (`.network`), each unwrapped with the envelope rules of
+  /// `request(_:as:)` (MoyaMapper's `cacheRequest`, RxNetwork's `onCache`).
+  ///
+  /// The cache is read and the network's answer stored whatever the target's `cachePolicy`
+  /// (only decoded successes are stored). A network failure after a cached value ends the
+  /// stream with that error; the caller keeps what it showed. Cancelling the consuming task
+  /// cancels the request.
+  ///
+  /// ```swift
+  /// for try await user in provider.cachedThenNetwork(.me, as: User.self) {
+  ///   show(user.value, stale: user.source != .network)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: the endpoint.
+  ///   - type: the payload type.
+  /// - Returns: one or two values, then the end (or the network's error).
+  public func cachedThenNetwork<T: Decodable & Sendable>(
+    _ target: Target, as type: T.Type = T.self
+  ) -> AsyncThrowingStream<Sourced<T>, any Error> {
+    AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          if let cached = await self.cachedValue(target, T.self) { continuation.yield(cached) }
+          let network = try await self.run(target, cacheUse: .refresh) {
+            try self.envelopeValue(T.self, $0, target)
+          }
+          continuation.yield(Sourced(value: network.value, source: .network))
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
       }
-      return try self.decoder.decodeEnvelopeWithReport(
-        T.self, from: response.data, format: target.envelope ?? self.decoder.envelope)
+      continuation.onTermination = { _ in task.cancel() }
     }
+  }
+
+  /// The cached value of `target`, decoded; nil when there is none or it no longer decodes.
+  private func cachedValue<T: Decodable>(_ target: Target, _ type: T.Type) async -> Sourced<T>? {
+    guard let cache else { return nil }
+    do {
+      var request = try makeRequest(target)
+      for plugin in plugins { request = try await plugin.prepare(request, target: target) }
+      guard let key = await cacheKey(request, target, .refresh),
+        var entry = await cache.cachedResponse(forKey: key)
+      else { return nil }
+      entry.response.request = request
+      let value = try envelopeValue(T.self, entry.response, target).value
+      return Sourced(value: value, source: .cache(storedAt: entry.storedAt))
+    } catch {
+      return nil  // the network answers instead; its errors are the ones reported
+    }
+  }
+
+  /// The payload of an envelope response, or the empty value of a no-content response.
+  private func envelopeValue<T: Decodable>(_ type: T.Type, _ response: Response, _ target: Target)
+    throws -> Decoded<T>
+  {
+    if let empty = try emptyValue(T.self, response, target) {
+      return Decoded(value: empty, report: DecodingReport())
+    }
+    return try decoder.decodeEnvelopeWithReport(
+      T.self, from: response.data, format: target.envelope ?? decoder.envelope)
   }
 
   /// Like `request(_:as:at:)`, with the response and the lenient report.

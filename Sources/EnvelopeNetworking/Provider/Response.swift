@@ -132,3 +132,32 @@ public struct DecodedResponse<T> {
 }
 
 extension DecodedResponse: Sendable where T: Sendable {}
+
+/// A value and where it came from: the cache (and when it was stored) or the network.
+public struct Sourced<T> {
+  /// Where a value came from.
+  public enum Source: Sendable, Hashable {
+    /// The provider's cache; stored at that time.
+    case cache(storedAt: Date)
+    /// The network.
+    case network
+  }
+
+  /// The value.
+  public var value: T
+  /// Its source.
+  public var source: Source
+
+  /// Creates a sourced value.
+  ///
+  /// - Parameters:
+  ///   - value: the value.
+  ///   - source: where it came from.
+  public init(value: T, source: Source) {
+    self.value = value
+    self.source = source
+  }
+}
+
+extension Sourced: Sendable where T: Sendable {}
+extension Sourced: Equatable where T: Equatable {}

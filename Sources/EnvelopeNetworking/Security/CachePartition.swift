@@ -6,8 +6,8 @@ import Foundation
 
 /// The one place that decides whose a cache entry is and what of a response may be stored.
 ///
-/// - An entry's key covers the method, the URL with its query sorted, a hash of the body, and
-///   its owner: the provider's `cacheScope` when one is set (a user id, so a token refresh keeps
+/// - An entry's key covers the method, what `TargetType.cacheKey` names (by default the URL with
+///   its query sorted and a hash of the body), and its owner: the provider's `cacheScope` when one is set (a user id, so a token refresh keeps
 ///   the user's entries), else the values of every credential-bearing header (`Authorization`,
 ///   `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the ones you name). Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
@@ -19,14 +19,27 @@ package enum CachePartition {
   ///
   /// - Parameters:
   ///   - request: the prepared request (after plugins added credentials).
+  ///   - identity: what identifies the entry besides its owner (`TargetType.cacheKey`).
+  ///   - endpoint: the base URL and path, for `.base` and `.custom` identities.
   ///   - scope: the provider's cache scope, if any.
   ///   - redaction: which headers carry credentials.
   /// - Returns: the key.
   package static func key(
-    for request: URLRequest, scope: String?, redaction: Redaction = .default
+    for request: URLRequest, identity: CacheKey = .default, endpoint: (URL, String)? = nil,
+    scope: String?, redaction: Redaction = .default
   ) -> String {
-    var parts = [request.httpMethod ?? "GET", sortedURL(request.url)]
-    parts.append(request.httpBody.map { SHA256.hex($0) } ?? "")
+    var parts = [request.httpMethod ?? "GET"]
+    let base =
+      endpoint.map { $0.0.absoluteString + "\n" + $0.1 } ?? request.url?.absoluteString ?? ""
+    switch identity {
+    case .default:
+      parts.append(sortedURL(request.url))
+      parts.append(request.httpBody.map { SHA256.hex($0) } ?? "")
+    case .base:
+      parts.append("base " + base)
+    case .custom(let custom):
+      parts.append("custom " + base + "?" + custom)
+    }
     if let scope {
       parts.append("scope=" + scope)
     } else {

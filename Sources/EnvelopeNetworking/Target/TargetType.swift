@@ -69,6 +69,9 @@ public protocol TargetType: Sendable {
   var scenarios: [String: StubResponse] { get }
   /// Whether and how responses are cached; default `.never`. Needs a provider `cache`.
   var cachePolicy: CachePolicy { get }
+  /// What identifies the cache entry besides its owner; default `.default` (method, URL with
+  /// sorted query, body hash).
+  var cacheKey: CacheKey { get }
   /// HTTP statuses accepted as success; default 200...299.
   var validStatusCodes: ClosedRange<Int> { get }
   /// The request timeout in seconds; default 60.
@@ -94,6 +97,8 @@ extension TargetType {
   public var scenarios: [String: StubResponse] { [:] }
   /// `.never`.
   public var cachePolicy: CachePolicy { .never }
+  /// `.default`.
+  public var cacheKey: CacheKey { .default }
   /// 200...299.
   public var validStatusCodes: ClosedRange<Int> { 200...299 }
   /// 60 seconds.

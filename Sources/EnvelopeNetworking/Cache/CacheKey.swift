@@ -1,0 +1,12 @@
+import Foundation
+
+/// What identifies a target's cache entry, besides its owner (see `CachePartition`).
+public enum CacheKey: Sendable, Hashable {
+  /// Method, URL with its query sorted, and the SHA-256 of the body: two POST searches with
+  /// different bodies never share an entry.
+  case `default`
+  /// Method, base URL and path (MoyaMapper's `.base`): every query and body shares one entry.
+  case base
+  /// Method, base URL, path, `?` and the string (MoyaMapper's `.custom`).
+  case custom(String)
+}
