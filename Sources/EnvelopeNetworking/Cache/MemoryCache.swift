@@ -53,6 +53,7 @@ public final class MemoryCache: ResponseCache, @unchecked Sendable {
   /// - Parameters:
   ///   - response: the response.
   ///   - key: the entry's key.
+  /// - Throws: nothing; the signature is `ResponseCache`'s.
   public func store(_ response: Response, forKey key: String) async throws {
     var stored = CachePartition.storable(response)
     stored.isFromCache = true
