@@ -16,7 +16,8 @@ let package = Package(
     .target(name: "EnvelopeNetworking", dependencies: ["EnvelopeKit"]),
     .target(name: "EnvelopeTesting", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
     .executableTarget(name: "Demo", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
-    .executableTarget(name: "EnvelopeBenchmarks", dependencies: ["EnvelopeKit"]),
+    .executableTarget(
+      name: "EnvelopeBenchmarks", dependencies: ["EnvelopeKit", "EnvelopeNetworking"]),
     // Test-only: the loopback HTTP server (Python's standard library) the tests start and stop.
     .target(name: "LoopbackServer", path: "Tests/LoopbackServer", exclude: ["server.py"]),
     .testTarget(name: "EnvelopeKitTests", dependencies: ["EnvelopeKit"]),

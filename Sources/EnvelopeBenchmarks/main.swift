@@ -91,6 +91,11 @@ func sameJSON(_ a: JSON, _ b: JSON) -> Bool {
   )
 }
 
+if CommandLine.arguments.contains("--transfer") {
+  try await transferBenchmark()
+  exit(0)
+}
+
 // `--profile FILE` decodes one payload in a loop with LenientDecoder only, for perf.
 if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
   flag + 1 < CommandLine.arguments.count,

@@ -42,7 +42,8 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self):
         url = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        streamed = url.path == "/upload"  # read in chunks by its route, never whole
+        body = self.rfile.read(length) if length and not streamed else b""
         route = url.path
         if route == "/envelope/ok":
             self.send(200, {"code": 0, "msg": "ok", "data": USER})
@@ -87,6 +88,27 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(200, {"code": 0, "msg": "ok", "data": {"count": value}})
             else:
                 self.send(500, b"busy", "text/plain")
+        elif route == "/bytes":
+            # n bytes in 64 KB chunks, with an optional pause between chunks (seconds).
+            query = dict(parse_qsl(url.query))
+            n, pause = int(query.get("n", "0")), float(query.get("pause", "0"))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+            chunk, sent = b"x" * 65536, 0
+            while sent < n:
+                piece = chunk[:min(len(chunk), n - sent)]
+                self.wfile.write(piece)
+                sent += len(piece)
+                if pause:
+                    time.sleep(pause)
+        elif route == "/upload":
+            received = 0
+            while received < length:
+                received += len(self.rfile.read(min(65536, length - received)))
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "received": received, "contentType": self.headers.get("Content-Type") or ""}})
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

@@ -165,12 +165,12 @@ extension Provider {
   // MARK: - Sending
 
   /// The stub behaviour for `target`.
-  private func stubBehavior(_ target: Target) -> StubBehavior {
+  func stubBehavior(_ target: Target) -> StubBehavior {
     stubbing?(target) ?? stub
   }
 
   /// Answers from a stub, the cache or the transport.
-  private func send(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async throws
+  func send(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async throws
     -> Response
   {
     switch stubBehavior(target) {

@@ -19,6 +19,9 @@ public enum RequestTask: Sendable {
   case data(Data, contentType: String)
   /// A `multipart/form-data` body.
   case multipart([MultipartPart])
+  /// A file's contents as the body. `Provider.upload` streams it from disk; other calls map
+  /// the file into memory.
+  case file(URL, contentType: String)
 }
 
 /// One part of a multipart body.
@@ -85,6 +88,9 @@ extension RequestTask {
       request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
     case .data(let data, let contentType):
       request.httpBody = data
+      request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+    case .file(let url, let contentType):
+      request.httpBody = try Data(contentsOf: url, options: .mappedIfSafe)
       request.setValue(contentType, forHTTPHeaderField: "Content-Type")
     case .multipart(let parts):
       let boundary = Self.boundary(for: parts)

@@ -22,6 +22,28 @@ public protocol HTTPTransport: Sendable {
   /// - Returns: the body and the response.
   /// - Throws: `URLError`, or `CancellationError` when the calling task is cancelled.
   func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+  /// Sends `request` and writes the body to `file`, reporting progress. The default sends and
+  /// writes; `URLSessionTransport` streams.
+  ///
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - file: where the body goes.
+  ///   - progress: told the bytes written and the total, if known.
+  /// - Returns: the response.
+  /// - Throws: `URLError`, `CancellationError`, or a file error.
+  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
+    async throws -> HTTPURLResponse
+  /// Sends `request` with `file` as its body, reporting progress. The default reads the file;
+  /// `URLSessionTransport` streams it.
+  ///
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - file: the body.
+  ///   - progress: told the bytes sent and the total, if known.
+  /// - Returns: the response body and response.
+  /// - Throws: `URLError`, `CancellationError`, or a file error.
+  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
+    async throws -> (Data, HTTPURLResponse)
 }
 
 /// The transport over `URLSession`, on Linux (FoundationNetworking) and Apple platforms.
