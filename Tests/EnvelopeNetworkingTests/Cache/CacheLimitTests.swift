@@ -254,6 +254,25 @@ struct KeyedTarget: TargetType {
     #expect((values.last?.value.count ?? 0) > (values.first?.value.count ?? 0))
   }
 
+  @Test func cancellingTheConsumerCancelsTheRequest() async throws {
+    try #require(TestServer.shared != nil, "python3 must be available")
+    let provider = Provider<KeyedTarget>(cache: MemoryCache())
+    let consumer = Task {
+      var count = 0
+      for try await _ in provider.cachedThenNetwork(KeyedTarget(path: "/slow"), as: Count.self) {
+        count += 1
+      }
+      return count
+    }
+    let start = ContinuousClock.now
+    try await Task.sleep(for: .milliseconds(100))
+    consumer.cancel()
+    // `/slow` answers after 3 s: the stream ends with no value long before, because the
+    // consumer's cancellation reaches the request (AsyncThrowingStream ends iteration quietly).
+    #expect(try await consumer.value == 0)
+    #expect(ContinuousClock.now - start < .seconds(2))
+  }
+
   @Test func aServerThatIsDownGivesTheCachedValueThenTheError() async throws {
     let server = try TestServer()
     struct Down: TargetType {
