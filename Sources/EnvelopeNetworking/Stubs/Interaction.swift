@@ -144,8 +144,17 @@ public struct Interaction: Sendable, Equatable {
   ///   with a `response` object holding an integer `status`).
   /// - Throws: `InteractionFileError` when it is an interaction with a malformed field.
   public static func read(_ fileContents: Data) throws -> Interaction? {
-    guard let json = try? JSON(data: fileContents), let response = json["response"],
-      let status = response["status"]?.numberValue?.intValue
+    guard let json = try? JSON(data: fileContents) else { return nil }
+    return try read(json)
+  }
+
+  /// Reads an interaction from its JSON (a file's, or one entry of a cassette).
+  ///
+  /// - Parameter json: the interaction object.
+  /// - Returns: the interaction, or nil when it is not one (no `response.status`).
+  /// - Throws: `InteractionFileError` for a malformed field.
+  public static func read(_ json: JSON) throws -> Interaction? {
+    guard let response = json["response"], let status = response["status"]?.numberValue?.intValue
     else { return nil }
     var headers: [String: String] = [:]
     for (name, value) in response["headers"]?.objectValue ?? JSONObject() {
@@ -186,6 +195,14 @@ public struct Interaction: Sendable, Equatable {
   ///   redacted when the key was made).
   /// - Returns: UTF-8 text ending in a newline.
   public func fileContents(redacting redaction: Redaction = .default) -> Data {
+    Data((json(redacting: redaction).prettyText() + "\n").utf8)
+  }
+
+  /// The interaction as JSON, secrets hidden by `redaction` (what `fileContents` writes).
+  ///
+  /// - Parameter redaction: what is secret in headers and bodies.
+  /// - Returns: the object with `request` and `response`.
+  public func json(redacting redaction: Redaction = .default) -> JSON {
     var response = JSONObject()
     response.append("status", .number(JSONNumber(status)))
     var headerObject = JSONObject()
@@ -219,7 +236,7 @@ public struct Interaction: Sendable, Equatable {
       file.append("request", .object(object))
     }
     file.append("response", .object(response))
-    return Data((JSON.object(file).prettyText() + "\n").utf8)
+    return .object(file)
   }
 
   /// The code for a number (`Code(rawValue:)` is failable on Linux only).
@@ -234,7 +251,7 @@ public struct InteractionFileError: Error, CustomStringConvertible {
   /// The field, e.g. `response.bodyBase64`.
   public var field: String
 
-  init(_ field: String) { self.field = field }
+  package init(_ field: String) { self.field = field }
 
   /// `interaction file: malformed response.bodyBase64`.
   public var description: String { "interaction file: malformed \(field)" }

@@ -17,16 +17,20 @@
     ///   - fixture: a path below the fixture root.
     ///   - envelope: an envelope format to unwrap, or nil.
     ///   - path: a key path to decode at when there is no envelope.
+    ///   - decoder: the decoder whose options apply (its policy is forced per check).
     ///   - file: the caller's `#filePath` (also where the fixture root is searched from).
     ///   - line: the caller's line.
     /// - Returns: the value, or nil after failing the test.
     @discardableResult
     public static func assertDecodes<T: Decodable>(
       _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
+      decoder: LenientDecoder = LenientDecoder(policy: .strict),
       file: StaticString = #filePath, line: UInt = #line
     ) -> T? {
       reporting {
-        try decode(type, fixture: fixture, envelope: envelope, at: path, filePath: "\(file)")
+        try decode(
+          type, fixture: fixture, envelope: envelope, at: path, decoder: decoder,
+          filePath: "\(file)")
       } fail: {
         XCTFail($0, file: file, line: line)
       }
@@ -38,16 +42,19 @@
     ///   - fixture: a path below the fixture root.
     ///   - envelope: the envelope format.
     ///   - code: the code expected, or nil for any failure.
+    ///   - decoder: the decoder whose options apply.
     ///   - file: the caller's `#filePath`.
     ///   - line: the caller's line.
     /// - Returns: the status, or nil after failing the test.
     @discardableResult
     public static func assertBusinessFailure(
       fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
+      decoder: LenientDecoder = LenientDecoder(policy: .strict),
       file: StaticString = #filePath, line: UInt = #line
     ) -> EnvelopeStatus? {
       reporting {
-        try businessFailure(fixture: fixture, envelope: envelope, code: code, filePath: "\(file)")
+        try businessFailure(
+          fixture: fixture, envelope: envelope, code: code, decoder: decoder, filePath: "\(file)")
       } fail: {
         XCTFail($0, file: file, line: line)
       }

@@ -19,15 +19,21 @@ public enum FixtureContract {
   ///   - fixture: a path below the fixture root, e.g. `envelopes/code0_object.json`.
   ///   - envelope: an envelope format to unwrap, or nil.
   ///   - path: a key path to decode at when there is no envelope.
+  ///   - decoder: the decoder whose options apply (key strategy, dates, key mappings,
+  ///     transforms); its policy is made strict for the check and lenient for the drift list.
   ///   - filePath: the caller's `#filePath`, for finding the fixture root.
   /// - Returns: the value decoded strictly.
   /// - Throws: `ContractFailure` naming the fixture, the JSON path, the expected type, what was
   ///   found with its line and column, and the lenient report as the drift list.
   public static func decode<T: Decodable>(
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
-    filePath: String = #filePath
+    decoder: LenientDecoder = LenientDecoder(policy: .strict), filePath: String = #filePath
   ) throws -> T {
     let file = try FixtureFile(fixture, filePath: filePath)
+    var strict = decoder
+    strict.policy = .strict
+    var lenient = decoder
+    lenient.policy = .lenient
     func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
       if let envelope {
         return try decoder.decodeEnvelopeWithReport(T.self, from: file.body, format: envelope)
@@ -35,10 +41,10 @@ public enum FixtureContract {
       return try decoder.decodeWithReport(T.self, from: file.body, at: path)
     }
     do {
-      return try run(LenientDecoder(policy: .strict)).value
+      return try run(strict).value
     } catch {
       var message = "\(fixture): \(file.explain(error))"
-      if let lenient = try? run(LenientDecoder()), !lenient.report.isEmpty {
+      if let lenient = try? run(lenient), !lenient.report.isEmpty {
         message += "\nLenient decoding still succeeds; drift:\n\(lenient.report)"
       }
       throw ContractFailure(message: message)
@@ -51,6 +57,7 @@ public enum FixtureContract {
   ///   - fixture: a path below the fixture root.
   ///   - envelope: the envelope format.
   ///   - code: the code expected, or nil for any failure code.
+  ///   - decoder: the decoder whose options apply; its policy is made strict.
   ///   - filePath: the caller's `#filePath`.
   /// - Returns: the envelope's status (code and message).
   /// - Throws: `ContractFailure` when the envelope is a success, has another code, or cannot be
@@ -58,12 +65,14 @@ public enum FixtureContract {
   @discardableResult
   public static func businessFailure(
     fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
-    filePath: String = #filePath
+    decoder: LenientDecoder = LenientDecoder(policy: .strict), filePath: String = #filePath
   ) throws -> EnvelopeStatus {
     let file = try FixtureFile(fixture, filePath: filePath)
+    var strict = decoder
+    strict.policy = .strict
     let status: EnvelopeStatus
     do {
-      status = try LenientDecoder(policy: .strict).envelopeStatus(from: file.body, format: envelope)
+      status = try strict.envelopeStatus(from: file.body, format: envelope)
     } catch {
       throw ContractFailure(message: "\(fixture): \(file.explain(error))")
     }

@@ -8,8 +8,13 @@ public enum RecordMode: String, Sendable, CaseIterable {
   case all
   /// Never touch the network: replay, and fail for a request with no recording (for CI).
   case never
+  /// Replay what is recorded; record what is missing and fail the Swift Testing test that
+  /// recorded (naming the file written), so CI never passes on a fresh recording. The next run
+  /// replays and passes.
+  case failed
 
-  /// The environment variable read when no mode is given in code: `missing`, `all` or `never`.
+  /// The environment variable read when no mode is given in code: `missing`, `all`, `never` or
+  /// `failed`.
   public static let environmentKey = "ENVELOPEKIT_RECORD"
 
   /// The mode named by `ENVELOPEKIT_RECORD`, or `fallback` when it is unset.
@@ -33,8 +38,8 @@ public struct RecordModeError: Error, CustomStringConvertible {
   /// The value found.
   public var value: String
 
-  /// `ENVELOPEKIT_RECORD=sometimes is not one of missing, all, never`.
+  /// `ENVELOPEKIT_RECORD=sometimes is not one of missing, all, never, failed`.
   public var description: String {
-    "\(RecordMode.environmentKey)=\(value) is not one of missing, all, never"
+    "\(RecordMode.environmentKey)=\(value) is not one of missing, all, never, failed"
   }
 }

@@ -78,11 +78,17 @@ public struct RecordingTransport: HTTPTransport {
     switch mode {
     case .never:
       return try await replay.send(request)
-    case .missing:
+    case .missing, .failed:
       do {
         return try await replay.send(request)
       } catch is ReplayError {
-        return try await record(request)
+        let answer = try await record(request)
+        if mode == .failed {
+          let file = folder.appendingPathComponent(
+            Interaction.Request(request, redacting: redaction).fileName + ".json")
+          RecordingIssue.report(recorded: file)
+        }
+        return answer
       }
     case .all:
       return try await record(request)

@@ -132,6 +132,8 @@ public struct ReplayError: Error, CustomStringConvertible {
   public var folder: URL
   /// The closest recordings, most alike first.
   public var candidates: [Candidate]
+  /// For a cassette: how many times the request is recorded, when it was asked once more.
+  public var timesRecorded: Int?
 
   /// Creates the error.
   ///
@@ -147,6 +149,10 @@ public struct ReplayError: Error, CustomStringConvertible {
 
   /// The request, the folder and the candidates, one per line.
   public var description: String {
+    if let timesRecorded, timesRecorded > 0 {
+      return
+        "\(request) was asked \(timesRecorded + 1) times but the cassette \(folder.path) holds it \(timesRecorded) time\(timesRecorded == 1 ? "" : "s")"
+    }
     var text = "no recorded interaction matches \(request) in \(folder.path)"
     if candidates.isEmpty { return text + "; the folder has no recordings" }
     text += "; closest:"

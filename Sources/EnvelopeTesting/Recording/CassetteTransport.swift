@@ -1,0 +1,180 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Records and replays an ordered list of interactions in one file per test, for flows where the
+/// same request is answered differently over time (a 401, then after a token refresh a 200).
+///
+/// Replay answers the n-th request with a given method, path, query and body with the n-th
+/// recorded interaction that matches it; asking once more than recorded is a `ReplayError`.
+/// Modes as `RecordMode`: `missing` (default) replays an existing cassette and records a new one;
+/// `all` re-records; `never` only replays; `failed` records a missing cassette and fails the test.
+/// Secrets are hidden as in `RecordingTransport`.
+///
+/// ```swift
+/// @Test func refreshFlow() async throws {
+///   let cassette = try CassetteTransport.named()   // Fixtures/cassettes/AuthTests/refreshFlow.json
+///   let provider = Provider<API>(transport: cassette, plugins: [auth])
+///   _ = try await provider.request(.me, as: User.self)
+/// }
+/// ```
+public struct CassetteTransport: HTTPTransport {
+  /// The transport that reaches the network when recording.
+  public let base: any HTTPTransport
+  /// The cassette file.
+  public let file: URL
+  /// When to record.
+  public let mode: RecordMode
+  /// What is hidden in the file.
+  public let redaction: Redaction
+  private let tape: Tape
+
+  /// Creates a cassette transport over a file.
+  ///
+  /// - Parameters:
+  ///   - base: the real transport; `URLSessionTransport()` by default.
+  ///   - file: the cassette.
+  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`, else `.missing`.
+  ///   - redactingHeaders: more header names to redact.
+  ///   - redactingQueryItems: more query item names to redact.
+  ///   - redactingFields: more JSON fields to redact.
+  /// - Throws: `RecordModeError`, or `InteractionFileError` for a malformed cassette.
+  public init(
+    wrapping base: any HTTPTransport = URLSessionTransport(), file: URL, mode: RecordMode? = nil,
+    redactingHeaders: Set<String> = [], redactingQueryItems: Set<String> = [],
+    redactingFields: Set<String> = []
+  ) throws {
+    self.base = base
+    self.file = file
+    let mode = try mode ?? RecordMode.fromEnvironment()
+    self.mode = mode
+    self.redaction = Redaction(
+      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields)
+    let existing = FileManager.default.fileExists(atPath: file.path)
+    let records = mode == .all || (!existing && mode != .never)
+    tape = Tape(recording: records, recorded: records ? [] : try Self.read(file))
+  }
+
+  /// The cassette named after the calling test: `Fixtures/cassettes/<test file>/<test>.json`
+  /// below the fixture root (as swift-snapshot-testing names snapshots).
+  ///
+  /// - Parameters:
+  ///   - name: the test's name; the caller's `#function` by default.
+  ///   - base: the real transport.
+  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`.
+  ///   - redactingHeaders: more header names to redact.
+  ///   - redactingFields: more JSON fields to redact.
+  ///   - filePath: the caller's `#filePath`.
+  /// - Returns: the transport.
+  /// - Throws: `ContractFailure` when no `Fixtures/` folder is found, or the errors of `init`.
+  public static func named(
+    _ name: String = #function, wrapping base: any HTTPTransport = URLSessionTransport(),
+    mode: RecordMode? = nil, redactingHeaders: Set<String> = [],
+    redactingFields: Set<String> = [], filePath: String = #filePath
+  ) throws -> CassetteTransport {
+    guard let root = FixtureRoot.find(from: filePath) else {
+      throw ContractFailure(message: "no Fixtures/ folder above \(filePath)")
+    }
+    let testFile = URL(fileURLWithPath: filePath).deletingPathExtension().lastPathComponent
+    let testName = String(name.prefix { $0 != "(" }).map { $0.isLetter || $0.isNumber ? $0 : "-" }
+    let file = root.appendingPathComponent("cassettes").appendingPathComponent(testFile)
+      .appendingPathComponent(String(testName) + ".json")
+    return try CassetteTransport(
+      wrapping: base, file: file, mode: mode, redactingHeaders: redactingHeaders,
+      redactingFields: redactingFields)
+  }
+
+  /// Answers from the cassette in order, or sends and records.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the body and response.
+  /// - Throws: `ReplayError` when the cassette has no (more) answer for the request; the base
+  ///   transport's errors when recording.
+  public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let key = Interaction.Request(request, redacting: redaction)
+    guard tape.isRecording else {
+      switch tape.next(for: key) {
+      case .answer(let interaction):
+        return try await ReplayTransport.answer(request, with: interaction)
+      case .exhausted(let times):
+        var error = ReplayError(request: key, folder: file, candidates: [])
+        error.timesRecorded = times
+        throw error
+      }
+    }
+    let (data, response) = try await base.send(request)
+    var interaction = Interaction(
+      request: key, status: response.statusCode,
+      headers: response.stringHeaders.filter {
+        !RecordingTransport.volatileHeaders.contains($0.key.lowercased())
+      }, body: data)
+    interaction.requestHeaders = (request.allHTTPHeaderFields ?? [:]).filter {
+      !RecordingTransport.volatileHeaders.contains($0.key.lowercased())
+    }
+    let all = tape.append(interaction)
+    try write(all)
+    if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file) }
+    return (data, response)
+  }
+
+  private func write(_ interactions: [Interaction]) throws {
+    var object = JSONObject()
+    object.append("interactions", .array(interactions.map { $0.json(redacting: redaction) }))
+    try FileManager.default.createDirectory(
+      at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data((JSON.object(object).prettyText() + "\n").utf8).write(to: file, options: .atomic)
+  }
+
+  private static func read(_ file: URL) throws -> [Interaction] {
+    guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
+    let json = try JSON(data: data)
+    return try (json["interactions"]?.arrayValue ?? []).enumerated().map { index, entry in
+      guard let interaction = try Interaction.read(entry), interaction.request != nil else {
+        throw InteractionFileError("interactions[\(index)]")
+      }
+      return interaction
+    }
+  }
+}
+
+/// The cassette's interactions and how far replay has got for each request.
+///
+/// `@unchecked Sendable`: every access to its state goes through `lock`.
+private final class Tape: @unchecked Sendable {
+  enum Next {
+    case answer(Interaction)
+    case exhausted(times: Int)
+  }
+
+  let isRecording: Bool
+  private let lock = NSLock()
+  private var interactions: [Interaction]
+  private var asked: [Interaction.Request: Int] = [:]
+
+  init(recording: Bool, recorded: [Interaction]) {
+    isRecording = recording
+    interactions = recorded
+  }
+
+  /// The interaction for the n-th time `key` is asked.
+  func next(for key: Interaction.Request) -> Next {
+    lock.withLock {
+      let matching = interactions.filter { $0.request == key }
+      let index = asked[key, default: 0]
+      asked[key] = index + 1
+      return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
+    }
+  }
+
+  /// Adds a recorded interaction; returns them all, in order.
+  func append(_ interaction: Interaction) -> [Interaction] {
+    lock.withLock {
+      interactions.append(interaction)
+      return interactions
+    }
+  }
+}
