@@ -1,0 +1,79 @@
+/// Swift names from JSON keys.
+enum Names {
+  /// Type names a generated struct must not take.
+  static let reservedTypes: Set<String> = [
+    "Any", "Array", "Bool", "Character", "CodingKeys", "Codable", "Data", "Date", "Decimal",
+    "Decodable", "Dictionary", "Double", "Encodable", "Error", "Float", "Int", "JSON", "Never",
+    "Optional", "Protocol", "Result", "Self", "Set", "String", "Type", "URL", "UUID", "Void",
+  ]
+
+  /// Words that need backticks as property names.
+  static let keywords: Set<String> = [
+    "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer", "deinit",
+    "do", "else", "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func",
+    "guard", "if", "import", "in", "init", "inout", "internal", "is", "let", "nil", "operator",
+    "private", "protocol", "public", "repeat", "rethrows", "return", "self", "static", "struct",
+    "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
+    "while", "Any", "Self", "Type", "some", "any", "await", "package",
+  ]
+
+  /// `user_profile` → `UserProfile`; a name that would start with a digit gets `T`.
+  static func typeName(_ key: String) -> String {
+    let parts = words(key)
+    var name = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    if name.isEmpty { name = "Value" }
+    if let first = name.first, first.isNumber { name = "T" + name }
+    return name
+  }
+
+  /// `user_id` → `userId`, `URL` → `url`, `display-name` → `displayName`, `1st` → `_1st`.
+  static func propertyName(_ key: String) -> String {
+    let parts = words(key)
+    guard let first = parts.first else { return "_empty" }
+    let head =
+      first == first.uppercased()
+      ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
+    var name = head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    if let initial = name.first, initial.isNumber { name = "_" + name }
+    return name
+  }
+
+  /// The name, in backticks when it is a keyword.
+  static func escaped(_ name: String) -> String {
+    keywords.contains(name) ? "`\(name)`" : name
+  }
+
+  /// `statuses` → `status`, `entries` → `entry`, `items` → `item`; else the key with `Item`.
+  static func singular(_ key: String) -> String {
+    let lower = key.lowercased()
+    if lower.hasSuffix("ies"), key.count > 3 { return key.dropLast(3) + "y" }
+    if lower.hasSuffix("sses") || lower.hasSuffix("uses") || lower.hasSuffix("xes") {
+      return String(key.dropLast(2))
+    }
+    if lower.hasSuffix("s"), !lower.hasSuffix("ss"), key.count > 1 { return String(key.dropLast()) }
+    return key + "Item"
+  }
+
+  /// A Swift string literal for the key.
+  static func literal(_ key: String) -> String {
+    var text = "\""
+    for scalar in key.unicodeScalars {
+      switch scalar {
+      case "\"": text += "\\\""
+      case "\\": text += "\\\\"
+      case "\n": text += "\\n"
+      case "\r": text += "\\r"
+      case "\t": text += "\\t"
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        text += "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: text.unicodeScalars.append(scalar)
+      }
+    }
+    return text + "\""
+  }
+
+  /// Runs of letters and digits (ASCII; anything else separates).
+  private static func words(_ key: String) -> [String] {
+    key.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }.map(String.init)
+  }
+}

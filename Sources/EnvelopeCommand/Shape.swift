@@ -1,0 +1,99 @@
+import EnvelopeKit
+
+/// What every sample seen at one place has in common, as a Swift type will hold it.
+indirect enum Shape: Equatable {
+  /// No sample yet (an empty array's elements).
+  case unknown
+  /// Only nulls so far.
+  case null
+  case bool
+  case int
+  case double
+  case string
+  /// Elements, and whether some element was null.
+  case array(Shape, nullable: Bool)
+  case object(ObjectShape)
+  /// Samples disagree in kind (`"18"` and `18`): kept as `JSON`.
+  case json
+
+  /// The shape of one sample.
+  init(_ value: JSON) {
+    switch value {
+    case .null: self = .null
+    case .bool: self = .bool
+    case .number(let number):
+      self = Self.isInteger(number.text) && number.int64Value != nil ? .int : .double
+    case .string: self = .string
+    case .array(let elements):
+      self = .array(
+        elements.reduce(Shape.unknown) { $0.merged(with: Shape($1)) },
+        nullable: elements.contains { $0.isNull })
+    case .object(let object):
+      var shape = ObjectShape()
+      shape.add(object)
+      self = .object(shape)
+    }
+  }
+
+  /// The shape that holds every sample of both.
+  func merged(with other: Shape) -> Shape {
+    switch (self, other) {
+    case (.unknown, let shape), (let shape, .unknown): return shape
+    case (.null, .null): return .null
+    case (.null, let shape), (let shape, .null): return shape  // optionality is the holder's
+    case (.json, _), (_, .json): return .json
+    case (.bool, .bool): return .bool
+    case (.int, .int): return .int
+    case (.int, .double), (.double, .int), (.double, .double): return .double
+    case (.string, .string): return .string
+    case (.array(let a, let aNull), .array(let b, let bNull)):
+      return .array(a.merged(with: b), nullable: aNull || bNull)
+    case (.object(let a), .object(let b)): return .object(a.merged(with: b))
+    default: return .json
+    }
+  }
+
+  private static func isInteger(_ text: String) -> Bool {
+    let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+    return !digits.isEmpty && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
+  }
+}
+
+/// An object's keys in first-seen order, each with its shape and whether some sample lacked it
+/// or held null.
+struct ObjectShape: Equatable {
+  struct Field: Equatable {
+    var key: String
+    var shape: Shape
+    var optional: Bool
+  }
+
+  var fields: [Field] = []
+  /// How many samples were merged.
+  var samples = 0
+
+  mutating func add(_ object: JSONObject) {
+    samples += 1
+    for (key, value) in object where !fields.contains(where: { $0.key == key }) {
+      fields.append(Field(key: key, shape: Shape(value), optional: value.isNull))
+    }
+  }
+
+  func merged(with other: ObjectShape) -> ObjectShape {
+    var result = ObjectShape(fields: [], samples: samples + other.samples)
+    for field in fields {
+      if let match = other.fields.first(where: { $0.key == field.key }) {
+        result.fields.append(
+          Field(
+            key: field.key, shape: field.shape.merged(with: match.shape),
+            optional: field.optional || match.optional))
+      } else {
+        result.fields.append(Field(key: field.key, shape: field.shape, optional: true))
+      }
+    }
+    for field in other.fields where !fields.contains(where: { $0.key == field.key }) {
+      result.fields.append(Field(key: field.key, shape: field.shape, optional: true))
+    }
+    return result
+  }
+}
