@@ -2,7 +2,12 @@ import EnvelopeKit
 import EnvelopeNetworking
 import Foundation
 
-// An offline tour: an endpoint enum on stubs from Fixtures/demo, decoded with EnvelopeKit.
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// An offline tour: an endpoint enum answered by stubs from Fixtures/demo and by a transport
+// written here (no network), decoded with EnvelopeKit.
 
 struct User: Codable, Sendable {
   var id: Int
@@ -18,18 +23,57 @@ struct Repo: Codable, Sendable {
 }
 
 enum DemoAPI: TargetType {
-  case user, repos
+  case user, repos, me
 
-  var baseURL: URL { URL(fileURLWithPath: "/") }  // never contacted: every call is stubbed
-  var path: String { "\(self)" }
+  // Never contacted: every call is stubbed or answered by `DemoServer`.
+  var baseURL: URL { URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/") }
+  var path: String { "/\(self)" }
   var sample: StubResponse {
     switch self {
-    case .user: .fixture("user")
+    case .user, .me: .fixture("user")
     case .repos: .fixture("repos")
     }
   }
   /// Named alternatives for tests: `provider.scenario("expired")`.
   var scenarios: [String: StubResponse] { self == .user ? ["expired": .fixture("expired")] : [:] }
+  /// `/me` keeps its last good answer (offline, it answers from the cache).
+  var cachePolicy: CachePolicy { self == .me ? .loadElseCache : .never }
+}
+
+/// A transport of your own: answers `/me` with code 1001 unless the token is fresh, and counts
+/// the calls (so cache-then-network shows two different values).
+actor DemoServer: HTTPTransport {
+  private var calls = 0
+
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    calls += 1
+    let fresh = request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+    let body =
+      fresh
+      ? #"{"code":0,"msg":"ok","data":{"id":"18","name":"Ada","email":null,"roles":["admin"],"visits":\#(calls)}}"#
+      : #"{"code":1001,"msg":"token expired","data":null}"#
+    guard let url = request.url,
+      let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)
+    else { throw URLError(.badURL) }
+    return (Data(body.utf8), response)
+  }
+}
+
+/// Holds the token; a refresh makes it fresh.
+actor Session {
+  var token = "stale"
+  var refreshes = 0
+  func refresh() {
+    refreshes += 1
+    token = "fresh"
+  }
+}
+
+/// Prints each lenient report a production call made.
+struct DriftWatcher: Plugin {
+  func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async {
+    print("   didDecode saw \(report.totalCount) drift entries: \(report.entries.map(\.path))")
+  }
 }
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -62,5 +106,28 @@ let strict = LenientDecoder(policy: .strict)
 do {
   _ = try strict.decode(User.self, from: body, at: "data")
 } catch {
-  print("   \(error)")
+  print("   \(error)\n")
+}
+
+print("6. A token refresh on an expired token, with the log plugin's lines and drift:")
+let session = Session()
+let auth = AccessTokenPlugin(expiredCodes: [1001], token: { await session.token }) {
+  await session.refresh()
+}
+let logging = LoggingPlugin(level: .info) { level, line in print("   [\(level)] \(line)") }
+let live = Provider<DemoAPI>(
+  transport: DemoServer(), plugins: [auth, logging, DriftWatcher()], cache: MemoryCache())
+let me = try await live.request(.me, as: User.self)
+print("   → \(me.name), after \(await session.refreshes) refresh\n")
+
+print("7. Cache then network: the cached value first, then the network's:")
+for try await value in live.cachedThenNetwork(.me, as: User.self) {
+  switch value.source {
+  case .cache(let storedAt):
+    print(
+      "   from the cache (stored \(Int(-storedAt.timeIntervalSinceNow)) s ago): \(value.value.name)"
+    )
+  case .network:
+    print("   from the network: \(value.value.name)")
+  }
 }

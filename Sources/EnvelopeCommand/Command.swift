@@ -92,7 +92,7 @@ package enum Command {
   }
 
   static func models(_ arguments: [String], read: (String) throws -> Data) throws -> String {
-    var options = try Options(
+    let options = try Options(
       arguments, flags: ["--name": true, "--at": true, "--envelope": false])
     let files = options.positional
     guard !files.isEmpty else { throw Failure(message: "models needs at least one FILE\n\(usage)") }

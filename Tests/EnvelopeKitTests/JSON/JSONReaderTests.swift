@@ -60,7 +60,7 @@ import Testing
     #expect(numbers[2].uint64Value == .max && numbers[2].int64Value == nil)
     #expect(numbers[3].doubleValue?.sign == .minus && numbers[3].intValue == 0)
     #expect(numbers[4].doubleValue == nil)
-    #expect(numbers[5].doubleValue == 5e-324)
+    #expect(numbers[5].doubleValue == Double.leastNonzeroMagnitude)
     #expect(numbers[6].decimalValue == Decimal(string: "12345678901234567890"))
     #expect(numbers[7].doubleValue == Double("0.1") && numbers[7].intValue == nil)
     #expect(JSONNumber("3.0")?.integer(as: Int8.self) == 3)
