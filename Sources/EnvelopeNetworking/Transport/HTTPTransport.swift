@@ -105,17 +105,18 @@ public struct URLSessionTransport: HTTPTransport {
   }
 }
 
-/// Holds the data task so that cancellation can reach it from another thread.
+/// Holds a task so that cancellation can reach it from another thread (data tasks here,
+/// transfers in `Transfers.swift`).
 ///
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
-private final class TaskBox: @unchecked Sendable {
+final class TaskBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var task: URLSessionDataTask?
+  private var task: URLSessionTask?
   private var cancelled = false
 
   var isCancelled: Bool { lock.withLock { cancelled } }
 
-  func set(_ task: URLSessionDataTask) {
+  func set(_ task: URLSessionTask) {
     let cancelNow = lock.withLock {
       self.task = task
       return cancelled

@@ -93,7 +93,7 @@ extension URLSessionTransport {
     _ request: URLRequest, destination: URL?, progress: @escaping TransferProgress,
     makeTask: @Sendable (URLSession) -> URLSessionTask
   ) async throws -> (Data, HTTPURLResponse) {
-    let box = TransferBox()
+    let box = TaskBox()
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let kind: TransferDelegate.Type =
@@ -114,31 +114,6 @@ extension URLSessionTransport {
     } onCancel: {
       box.cancel()
     }
-  }
-}
-
-/// Holds the task so that cancellation from another thread reaches it.
-///
-/// `@unchecked Sendable`: every access to its state goes through `lock`.
-private final class TransferBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var task: URLSessionTask?
-  private var cancelled = false
-
-  func set(_ task: URLSessionTask) {
-    let cancelNow = lock.withLock {
-      self.task = task
-      return cancelled
-    }
-    if cancelNow { task.cancel() }
-  }
-
-  func cancel() {
-    let task = lock.withLock {
-      cancelled = true
-      return self.task
-    }
-    task?.cancel()
   }
 }
 
