@@ -13,8 +13,9 @@ import Foundation
 /// starts it, the others wait for it, and each retries once with the new token. A request that
 /// failed with a token older than the current one (someone refreshed meanwhile) retries without
 /// a new refresh: the plugin compares the `Authorization` the request carried with the current
-/// one, as Alamofire's authenticator does. A refresh that fails ends every waiting request with
-/// `ProviderError.authentication`, and a token whose refresh failed is not refreshed again.
+/// one, as Alamofire's authenticator does. A refresh that fails ends every request waiting for it
+/// with `ProviderError.authentication`; a later request may try again (the failure may have
+/// been the network's, not the refresh token's).
 ///
 /// Login and refresh endpoints say `authorization: .none`: they get no token and are never
 /// refreshed, so a dead refresh token cannot recurse.
@@ -121,8 +122,6 @@ public struct AccessTokenPlugin: Plugin {
 /// One refresh at a time, shared by every request that waits for it.
 private actor TokenRefresher {
   private var inFlight: Task<Void, any Error>?
-  /// The credential whose refresh failed, and why: it is not refreshed again.
-  private var failed: (credential: String?, error: any Error)?
 
   /// Refreshes unless the credential changed since `carried` was sent; joins a refresh in
   /// flight.
@@ -135,16 +134,9 @@ private actor TokenRefresher {
     // Another request may have started a refresh while `current` ran.
     if let inFlight { return try await inFlight.value }
     guard now == carried else { return }  // refreshed meanwhile: retry with the new token
-    if let failed, failed.credential == now { throw failed.error }
     let task = Task { try await run() }
     inFlight = task
     defer { inFlight = nil }
-    do {
-      try await task.value
-      failed = nil
-    } catch {
-      failed = (now, error)
-      throw error
-    }
+    try await task.value
   }
 }
