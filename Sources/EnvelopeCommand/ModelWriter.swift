@@ -15,6 +15,9 @@ struct ModelWriter {
     var properties: [Property]
   }
 
+  /// Nesting past which a value is typed `JSON`.
+  static let maxNesting = 16
+
   private var declarations: [Declaration] = []
   private var usedNames: Set<String> = []
   private var usesJSON = false
@@ -47,8 +50,14 @@ struct ModelWriter {
 
   /// The Swift type for a shape, declaring structs for objects on the way (a parent before the
   /// types of its fields, in field order).
-  private mutating func typeName(for shape: Shape, suggested: String, optional: Bool) -> String {
+  private mutating func typeName(
+    for shape: Shape, suggested: String, optional: Bool, depth: Int = 0
+  ) -> String {
     let base: String
+    // Deeper than any model a person would write: one `JSON` keeps the line short.
+    if depth > Self.maxNesting, shape != .json {
+      return typeName(for: .json, suggested: suggested, optional: optional)
+    }
     switch shape {
     case .unknown, .null, .json:
       usesJSON = true
@@ -60,15 +69,18 @@ struct ModelWriter {
     case .string: base = "String"
     case .array(let element, let nullable):
       let singular = Names.singular(suggested)
-      let elementType = typeName(for: element, suggested: singular, optional: nullable)
+      let elementType = typeName(
+        for: element, suggested: singular, optional: nullable, depth: depth + 1)
       base = "[" + (elementType == "JSON?" ? "JSON" : elementType) + "]"
     case .object(let object):
-      base = declare(object, named: suggested)
+      base = declare(object, named: suggested, depth: depth)
     }
     return optional ? base + "?" : base
   }
 
-  private mutating func declare(_ object: ObjectShape, named suggested: String) -> String {
+  private mutating func declare(_ object: ObjectShape, named suggested: String, depth: Int)
+    -> String
+  {
     let name = unique(Names.typeName(suggested))
     let index = declarations.count
     var properties: [Property] = []
@@ -87,7 +99,7 @@ struct ModelWriter {
     declarations.append(Declaration(name: name, properties: properties))
     for (position, field) in object.fields.enumerated() {
       declarations[index].properties[position].type = typeName(
-        for: field.shape, suggested: field.key, optional: field.optional)
+        for: field.shape, suggested: field.key, optional: field.optional, depth: depth + 1)
     }
     return name
   }

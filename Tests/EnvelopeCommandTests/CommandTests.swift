@@ -105,4 +105,11 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
     #expect(source.contains("typealias Root = [RootItem]"))
     #expect(source.contains("struct RootItem: Codable {\n  var a: Int\n}"))
   }
+
+  @Test func deepNestingEndsInJSONSoLinesStayShort() {
+    let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+    let source = run(["models", "d.json"], files: ["d.json": deep]).output
+    #expect(source.contains("typealias Root = " + String(repeating: "[", count: 17) + "JSON"))
+    #expect(source.split(separator: "\n").allSatisfy { $0.count <= 100 })
+  }
 }
