@@ -54,17 +54,17 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - fixtures: the fixture folder for `StubResponse.fixture`.
   ///   - scenario: a stub scenario name (see `TargetType.scenarios`), or nil for `sample`.
   ///   - cache: the response cache used by targets whose `cachePolicy` is not `.never`.
-  ///   - cacheScope: gives the owner of cache entries, e.g. the signed-in user's id; when nil
-  ///     (or when it returns nil) entries are partitioned by every credential header.
   ///   - baseURL: replaces every target's `baseURL`.
   ///   - stubbing: picks the stub behaviour per target; overrides `stub`.
+  ///   - cacheScope: gives the owner of cache entries, e.g. the signed-in user's id; when nil
+  ///     (or when it returns nil) entries are partitioned by every credential header.
   ///   - sensitiveHeaders: more header names that carry credentials.
   public init(
     transport: any HTTPTransport = URLSessionTransport(), decoder: LenientDecoder = .init(),
     plugins: [any Plugin] = [], stub: StubBehavior = .never, fixtures: URL? = nil,
-    scenario: String? = nil, cache: (any ResponseCache)? = nil,
-    cacheScope: (@Sendable () async -> String?)? = nil, baseURL: URL? = nil,
-    stubbing: (@Sendable (Target) -> StubBehavior)? = nil, sensitiveHeaders: Set<String> = []
+    scenario: String? = nil, cache: (any ResponseCache)? = nil, baseURL: URL? = nil,
+    stubbing: (@Sendable (Target) -> StubBehavior)? = nil,
+    cacheScope: (@Sendable () async -> String?)? = nil, sensitiveHeaders: Set<String> = []
   ) {
     self.transport = transport
     self.decoder = decoder
@@ -91,7 +91,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func scenario(_ name: String?) -> Provider<Target> {
     Provider(
       transport: transport, decoder: decoder, plugins: plugins, stub: stub, fixtures: fixtures,
-      scenario: name, cache: cache, cacheScope: cacheScope, baseURL: baseURL, stubbing: stubbing,
+      scenario: name, cache: cache, baseURL: baseURL, stubbing: stubbing, cacheScope: cacheScope,
       sensitiveHeaders: sensitiveHeaders)
   }
 
