@@ -28,23 +28,7 @@ enum Outline {
         }
       }
     default:
-      lines.append((path.isEmpty ? "." : path, kind(value), example(value)))
+      lines.append((path.isEmpty ? "." : path, value.kindName, value.snippet()))
     }
-  }
-
-  static func kind(_ value: JSON) -> String {
-    switch value {
-    case .null: "null"
-    case .bool: "bool"
-    case .number: "number"
-    case .string: "string"
-    case .array: "array"
-    case .object: "object"
-    }
-  }
-
-  static func example(_ value: JSON) -> String {
-    let text = value.rawText
-    return text.count > 40 ? String(text.prefix(40)) + "…" : text
   }
 }

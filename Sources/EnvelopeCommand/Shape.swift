@@ -22,7 +22,7 @@ indirect enum Shape: Equatable {
     case .null: self = .null
     case .bool: self = .bool
     case .number(let number):
-      self = Self.isInteger(number.text) && number.int64Value != nil ? .int : .double
+      self = number.isIntegerLiteral && number.int64Value != nil ? .int : .double
     case .string: self = .string
     case .array(let elements):
       self = .array(
@@ -51,11 +51,6 @@ indirect enum Shape: Equatable {
     case (.object(let a), .object(let b)): return .object(a.merged(with: b))
     default: return .json
     }
-  }
-
-  private static func isInteger(_ text: String) -> Bool {
-    let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
-    return !digits.isEmpty && digits.allSatisfy { $0 >= 48 && $0 <= 57 }
   }
 }
 

@@ -45,8 +45,7 @@ public struct ValueTransformError: Error, Sendable, CustomStringConvertible {
   ///   - found: the JSON it was given.
   public init(expected: String, found: JSON) {
     self.expected = expected
-    let text = found.rawText
-    self.found = text.count > 40 ? text.prefix(40) + "…" : text
+    self.found = found.snippet()
   }
 
   /// `expected milliseconds since 1970, found "soon"`.

@@ -44,7 +44,7 @@ enum EnvelopeStatusReader {
     case .bool(let flag):
       return .success(EnvelopeCode(storage: .bool(flag)))
     case .number(let number):
-      if isIntegerLiteral(number.text) {
+      if number.isIntegerLiteral {
         return .success(EnvelopeCode(storage: .number(number.text)))
       }
       // An integral value written otherwise (`1.0`, `1e3`) is that integer.
@@ -70,25 +70,8 @@ enum EnvelopeStatusReader {
     return nil
   }
 
-  /// `-?[0-9]+`.
-  private static func isIntegerLiteral(_ text: String) -> Bool {
-    let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
-    return !digits.isEmpty
-      && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-  }
-
   /// `array [1]`, `null`, `number 1.5`: the kind and at most 40 characters of the text.
   static func snippet(_ value: JSON) -> String {
-    let kind: String
-    switch value {
-    case .null: return "null"
-    case .bool: kind = "bool"
-    case .number: kind = "number"
-    case .string: kind = "string"
-    case .array: kind = "array"
-    case .object: kind = "object"
-    }
-    let text = value.rawText
-    return kind + " " + (text.count > 40 ? text.prefix(40) + "…" : text)
+    value == .null ? "null" : value.kindName + " " + value.snippet()
   }
 }

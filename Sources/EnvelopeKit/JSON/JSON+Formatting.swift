@@ -40,3 +40,26 @@ extension JSON {
     }
   }
 }
+
+extension JSON {
+  /// The kind's name: `null`, `bool`, `number`, `string`, `array`, `object`.
+  package var kindName: String {
+    switch self {
+    case .null: "null"
+    case .bool: "bool"
+    case .number: "number"
+    case .string: "string"
+    case .array: "array"
+    case .object: "object"
+    }
+  }
+
+  /// The compact text, cut to `limit` characters and `…`: what messages show of a value.
+  ///
+  /// - Parameter limit: the most characters kept.
+  /// - Returns: e.g. `{"a":1}` or `"a long str…`.
+  package func snippet(limit: Int = 40) -> String {
+    let text = rawText
+    return text.count > limit ? String(text.prefix(limit)) + "…" : text
+  }
+}

@@ -50,6 +50,9 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     withBytes { try? NumberParsing.integer($0, isInteger: isIntegerLexeme($0), as: T.self).get() }
   }
 
+  /// Whether the text is written as an integer (`-12`, not `1.0` or `1e3`).
+  package var isIntegerLiteral: Bool { withBytes { isIntegerLexeme($0) } }
+
   /// The value as `Int`, if integral and in range.
   public var intValue: Int? { integer(as: Int.self) }
   /// The value as `Int64`, if integral and in range.

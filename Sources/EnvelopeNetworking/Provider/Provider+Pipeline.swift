@@ -43,27 +43,12 @@ extension Provider {
   private func attemptOnce<T>(
     _ target: Target, _ cacheUse: CacheUse, _ decode: (Response) throws -> Decoded<T>
   ) async throws -> Result<DecodedResponse<T>, ProviderError> {
-    var result: Result<Response, ProviderError>
     var decoded: (response: Response, value: Decoded<T>)?
-    do {
-      var request = try makeRequest(target)
-      for plugin in plugins { request = try await plugin.prepare(request, target: target) }
-      for plugin in plugins { await plugin.willSend(request, target: target) }
-      let response = try await send(request, target, cacheUse)
-      guard target.validStatusCodes.contains(response.statusCode) else {
-        throw ProviderError.status(response)
-      }
-      do {
-        decoded = (response, try decode(response))
-      } catch {
-        throw try Self.providerError(error, response: response)
-      }
-      result = .success(response)
-    } catch {
-      result = .failure(try Self.providerError(error, response: nil))
+    let result = try await exchange(target) { request in
+      try await send(request, target, cacheUse)
+    } check: { response in
+      decoded = (response, try decode(response))
     }
-    for plugin in plugins { await plugin.didReceive(result, target: target) }
-    for plugin in plugins { result = await plugin.process(result, target: target) }
     switch result {
     case .failure(let error):
       return .failure(error)
@@ -84,6 +69,42 @@ extension Provider {
         return .failure(try Self.providerError(error, response: response))
       }
     }
+  }
+
+  /// The stages every attempt shares (calls and transfers): build and prepare the request, tell
+  /// the plugins, send, validate the status, run `check` on the response, then `didReceive` and
+  /// `process`. Every failure is a `ProviderError`; cancellation is rethrown.
+  func exchange(
+    _ target: Target, send: (URLRequest) async throws -> Response,
+    check: (Response) throws -> Void = { _ in }
+  ) async throws -> Result<Response, ProviderError> {
+    var result: Result<Response, ProviderError>
+    do {
+      let request = try await preparedRequest(target)
+      for plugin in plugins { await plugin.willSend(request, target: target) }
+      let response = try await send(request)
+      guard target.validStatusCodes.contains(response.statusCode) else {
+        throw ProviderError.status(response)
+      }
+      do {
+        try check(response)
+      } catch {
+        throw try Self.providerError(error, response: response)
+      }
+      result = .success(response)
+    } catch {
+      result = .failure(try Self.providerError(error, response: nil))
+    }
+    for plugin in plugins { await plugin.didReceive(result, target: target) }
+    for plugin in plugins { result = await plugin.process(result, target: target) }
+    return result
+  }
+
+  /// The target's request after every plugin's `prepare`.
+  func preparedRequest(_ target: Target) async throws -> URLRequest {
+    var request = try makeRequest(target)
+    for plugin in plugins { request = try await plugin.prepare(request, target: target) }
+    return request
   }
 
   /// Reports drift to the plugins and keeps the response in the cache.
@@ -152,7 +173,7 @@ extension Provider {
 
   /// The URL (the provider's `baseURL` override, the path, the task's and the target's query),
   /// method, body and headers.
-  func makeRequest(_ target: Target) throws -> URLRequest {
+  private func makeRequest(_ target: Target) throws -> URLRequest {
     let base = baseURL ?? target.baseURL
     let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
     var request = URLRequest(url: url, timeoutInterval: target.timeout)

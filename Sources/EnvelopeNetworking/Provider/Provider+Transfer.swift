@@ -121,21 +121,6 @@ extension Provider {
     _ run: @Sendable (URLRequest, @escaping TransferProgress) async throws -> Response,
     progress: @escaping TransferProgress
   ) async throws -> Response {
-    var result: Result<Response, ProviderError>
-    do {
-      var request = try makeRequest(target)
-      for plugin in plugins { request = try await plugin.prepare(request, target: target) }
-      for plugin in plugins { await plugin.willSend(request, target: target) }
-      let response = try await run(request, progress)
-      guard target.validStatusCodes.contains(response.statusCode) else {
-        throw ProviderError.status(response)
-      }
-      result = .success(response)
-    } catch {
-      result = .failure(try Self.providerError(error, response: nil))
-    }
-    for plugin in plugins { await plugin.didReceive(result, target: target) }
-    for plugin in plugins { result = await plugin.process(result, target: target) }
-    return try result.get()
+    try await exchange(target) { request in try await run(request, progress) }.get()
   }
 }

@@ -207,8 +207,7 @@ public final class Provider<Target: TargetType>: Sendable {
   private func cachedValue<T: Decodable>(_ target: Target, _ type: T.Type) async -> Sourced<T>? {
     guard let cache else { return nil }
     do {
-      var request = try makeRequest(target)
-      for plugin in plugins { request = try await plugin.prepare(request, target: target) }
+      let request = try await preparedRequest(target)
       guard let key = await cacheKey(request, target, .refresh),
         var entry = await cache.cachedResponse(forKey: key)
       else { return nil }

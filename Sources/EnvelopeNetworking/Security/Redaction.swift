@@ -106,10 +106,8 @@ public struct Redaction: Sendable, Hashable {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
       return Self.placeholder
     }
-    if components.user != nil || components.password != nil {
-      components.user = nil
-      components.password = nil
-    }
+    components.user = nil
+    components.password = nil
     if let query = components.percentEncodedQuery {
       components.percentEncodedQuery = self.query(query)
     }

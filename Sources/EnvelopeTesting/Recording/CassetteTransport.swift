@@ -107,14 +107,8 @@ public struct CassetteTransport: HTTPTransport {
       }
     }
     let (data, response) = try await base.send(request)
-    var interaction = Interaction(
-      request: key, status: response.statusCode,
-      headers: response.stringHeaders.filter {
-        !RecordingTransport.volatileHeaders.contains($0.key.lowercased())
-      }, body: data)
-    interaction.requestHeaders = (request.allHTTPHeaderFields ?? [:]).filter {
-      !RecordingTransport.volatileHeaders.contains($0.key.lowercased())
-    }
+    let interaction = RecordingTransport.interaction(
+      request, key: key, body: data, response: response)
     let all = tape.append(interaction)
     try write(all)
     if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file) }

@@ -95,19 +95,26 @@ public struct RecordingTransport: HTTPTransport {
     }
   }
 
-  /// `headers` without the volatile ones.
-  private static func stable(_ headers: [String: String]) -> [String: String] {
-    headers.filter { !volatileHeaders.contains($0.key.lowercased()) }
+  /// The interaction to record for an exchange: request and response headers without the
+  /// volatile ones (redaction happens when it is written). Cassettes record the same way.
+  static func interaction(
+    _ request: URLRequest, key: Interaction.Request, body: Data, response: HTTPURLResponse
+  ) -> Interaction {
+    func stable(_ headers: [String: String]) -> [String: String] {
+      headers.filter { !volatileHeaders.contains($0.key.lowercased()) }
+    }
+    var interaction = Interaction(
+      request: key, status: response.statusCode, headers: stable(response.stringHeaders),
+      body: body)
+    interaction.requestHeaders = stable(request.allHTTPHeaderFields ?? [:])
+    return interaction
   }
 
   /// Sends `request` through the base transport and writes the interaction file.
   private func record(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let (data, response) = try await base.send(request)
     let key = Interaction.Request(request, redacting: redaction)
-    var interaction = Interaction(
-      request: key, status: response.statusCode, headers: Self.stable(response.stringHeaders),
-      body: data)
-    interaction.requestHeaders = Self.stable(request.allHTTPHeaderFields ?? [:])
+    let interaction = Self.interaction(request, key: key, body: data, response: response)
     let file = folder.appendingPathComponent(key.fileName + ".json")
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
