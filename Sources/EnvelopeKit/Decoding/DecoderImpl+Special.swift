@@ -8,13 +8,22 @@ import Foundation
 /// Optionals: missing or null is nil with no report entry (strict decodes them to nil too).
 protocol DecodableOptional {
   static var nilValue: Self { get }
-  static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws -> Self
+  /// Decodes `Self`, handed back as `T` (the caller's generic name for `Self`), so that no
+  /// existential box or cast stands between.
+  static func decodeOptional<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
+    throws -> T
 }
 
 extension Optional: DecodableOptional where Wrapped: Decodable {
   static var nilValue: Wrapped? { nil }
 
-  static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+  static func decodeOptional<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
+    throws -> T
+  {
+    unsafeBitCast(try decodeOptional(decoder, at: position), to: T.self)
+  }
+
+  private static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws
     -> Wrapped?
   {
     guard position.index != nil else {
@@ -30,11 +39,19 @@ extension Optional: DecodableOptional where Wrapped: Decodable {
 
 /// Arrays, element by element.
 protocol DecodableArray {
-  static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws -> Self
+  /// Decodes `Self`, handed back as `T` (the caller's generic name for `Self`).
+  static func decodeArray<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
+    throws -> T
 }
 
 extension Array: DecodableArray where Element: Decodable {
-  static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws
+  static func decodeArray<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
+    throws -> T
+  {
+    unsafeBitCast(try decodeArray(decoder, at: position), to: T.self)
+  }
+
+  private static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws
     -> [Element]
   {
     let elements = try decoder.arrayElements(at: position)
@@ -61,7 +78,7 @@ extension Array: DecodableArray where Element: Decodable {
         document: elements.document, index: child, parent: path,
         key: AnyCodingKey(intValue: offset),
         allowsFallback: false, type: Element.self)
-      if let value = try decoder.element(Element.self, at: element) { result.append(value) }
+      try decoder.element(Element.self, at: element) { result.append($0) }
       child = elements.document.next(child)
     }
     return result
@@ -71,13 +88,21 @@ extension Array: DecodableArray where Element: Decodable {
 /// `[String: Value]`: keys are data, never rewritten by the key decoding strategy (as in
 /// Foundation); the first of duplicate keys wins.
 protocol DecodableStringDictionary {
-  static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition) throws
-    -> Self
+  /// Decodes `Self`, handed back as `T` (the caller's generic name for `Self`).
+  static func decodeDictionary<T>(
+    _ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type
+  ) throws -> T
 }
 
 extension Dictionary: DecodableStringDictionary where Key == String, Value: Decodable {
-  static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition) throws
-    -> [String: Value]
+  static func decodeDictionary<T>(
+    _ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type
+  ) throws -> T {
+    unsafeBitCast(try decodeDictionary(decoder, at: position), to: T.self)
+  }
+
+  private static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition)
+    throws -> [String: Value]
   {
     let object = try decoder.objectValue(at: position)
     guard let index = object.index else { return [:] }
@@ -91,19 +116,29 @@ extension Dictionary: DecodableStringDictionary where Key == String, Value: Deco
       let value = DecodingPosition(
         document: document, index: member.value, parent: path, key: AnyCodingKey(stringValue: key),
         allowsFallback: false, type: Value.self)
-      if let decoded = try decoder.element(Value.self, at: value) { result[key] = decoded }
+      try decoder.element(Value.self, at: value) { result[key] = $0 }
     }
     return result
   }
 }
 
 extension DecoderImpl {
-  /// An array element or dictionary value: nil when it was unusable and dropped (reported).
-  func element<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
-    guard leniency.dropsElements else { return try unbox(type, at: position) }
-    if let value = try recovering({ try unbox(type, at: position) }) { return value }
-    record(.dropped, at: position)
-    return nil
+  /// Decodes an array element or dictionary value and hands it to `keep`; an unusable one is
+  /// dropped (reported) instead. A callback rather than a `T?` result: naming `T?` costs a
+  /// metadata lookup per element in this unspecialised code.
+  @inline(__always)
+  func element<T: Decodable>(
+    _ type: T.Type, at position: DecodingPosition, _ keep: (consuming T) -> Void
+  ) throws {
+    guard leniency.dropsElements else { return keep(try unbox(type, at: position)) }
+    let mark = recorder.mark
+    do {
+      keep(try unbox(type, at: position))
+    } catch {
+      if isAborting { throw error }
+      recorder.rollback(to: mark)
+      record(.dropped, at: position)
+    }
   }
 
   /// The present, non-null value of an Optional: nil (reported `nulled`) when unusable.
@@ -130,51 +165,63 @@ extension DecoderImpl {
         let element = DecodingPosition(
           document: document, index: child, parent: path, key: AnyCodingKey(intValue: offset),
           allowsFallback: false, type: S.self)
-        if let value = try self.element(S.self, at: element) { result.append(value) }
+        try self.element(S.self, at: element) { result.append($0) }
       }
       child = document.next(child)
     }
     return result
   }
 
-  /// Decodes the special types; nil when `special` does not apply under the options (Data and
-  /// Date deferred to their own `init(from:)`).
+  /// Whether the decoder decodes `special` itself under the options (Data and Date may be left
+  /// to their own `init(from:)`).
+  func handles(_ special: TypeTraits.Special) -> Bool {
+    if case .data = special, case .deferredToData = options.decoder.dataDecodingStrategy {
+      return false
+    }
+    return true
+  }
+
+  /// Decodes a special type (`handles(special)` is true). `T` is the type `special` was found
+  /// for, so each result is `T` reinterpreted, not cast.
   func unboxSpecial<T: Decodable>(
     _ type: T.Type, _ special: TypeTraits.Special, at position: DecodingPosition
-  ) throws -> T? {
+  ) throws -> T {
     switch special {
     case .optional(let optional):
-      return try optional.decodeOptional(self, at: position) as? T
+      return try optional.decodeOptional(self, at: position, as: T.self)
     case .array(let array):
-      return try array.decodeArray(self, at: position) as? T
+      return try array.decodeArray(self, at: position, as: T.self)
     case .dictionary(let dictionary):
-      return try dictionary.decodeDictionary(self, at: position) as? T
+      return try dictionary.decodeDictionary(self, at: position, as: T.self)
     case .date:
-      return try unboxDate(at: position) as? T
+      return unsafeBitCast(try unboxDate(at: position), to: T.self)
     case .decimal:
-      return try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) } as? T
+      let decimal = try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) }
+      return unsafeBitCast(decimal, to: T.self)
     case .url:
-      return try fallingBack(URL(string: "about:blank"), at: position) { position in
+      let url = try fallingBack(URL(string: "about:blank"), at: position) { position in
         let text = try stringToParse(at: position)
         guard let url = URL(string: text) else {
           throw invalidString("Invalid URL string.", at: position)
         }
         return url
-      } as? T
+      }
+      return unsafeBitCast(url, to: T.self)
     case .data:
       switch options.decoder.dataDecodingStrategy {
       case .deferredToData:
-        return nil
+        preconditionFailure("handles(_:) leaves Data to its own init(from:)")
       case .base64:
-        return try fallingBack(Data(), at: position) { position in
+        let data = try fallingBack(Data(), at: position) { position in
           let text = try stringToParse(at: position)
           guard let data = Data(base64Encoded: text) else {
             throw invalidString("Encountered Data is not valid Base64.", at: position)
           }
           return data
-        } as? T
+        }
+        return unsafeBitCast(data, to: T.self)
       case .custom(let read):
-        return try with(position) { try read(self) } as? T
+        return unsafeBitCast(try with(position) { try read(self) }, to: T.self)
       }
     }
   }
@@ -190,7 +237,7 @@ extension DecoderImpl {
     return fallback(empty, at: position)
   }
 
-  private func unboxDate(at position: DecodingPosition) throws -> Date? {
+  private func unboxDate(at position: DecodingPosition) throws -> Date {
     let epoch = Date(timeIntervalSince1970: 0)
     switch options.decoder.dateDecodingStrategy {
     case .deferredToDate:
