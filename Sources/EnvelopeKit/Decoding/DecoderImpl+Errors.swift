@@ -88,7 +88,7 @@ extension DecoderImpl {
       type, DecodingError.Context(codingPath: position.codingPath, debugDescription: description))
   }
 
-  func keyNotFound(_ key: AnyCodingKey, in parent: CodingPathNode) -> DecodingError {
+  func keyNotFound(_ key: AnyCodingKey, in parent: ContainerFrame) -> DecodingError {
     DecodingError.keyNotFound(
       key,
       DecodingError.Context(

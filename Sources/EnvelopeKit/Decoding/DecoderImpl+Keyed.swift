@@ -4,14 +4,12 @@ import Foundation
 ///
 /// A class, not a struct: `KeyedDecodingContainer`'s box calls it through unspecialised generic
 /// code that copied the struct (six references retained and released) on every `decode(forKey:)`;
-/// one reference instead paid 5-8% on twitter.json and the small envelope.
-final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// one reference instead paid 5-8% on twitter.json and the small envelope. It is its own
+/// `ContainerFrame` (document, path, declared initial values), which the positions it makes
+/// share.
+final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContainerProtocol {
   private let decoder: DecoderImpl
-  private let document: JSONDocument
   private let object: Int?
-  private let path: CodingPathNode
-  /// The declared initial values of the `LenientDecodable` type being decoded, by key.
-  private let fallbacks: [String: Any]?
   /// Key → value token, for converted keys and for large objects; nil: scan the object.
   private let table: [String: Int]?
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
@@ -22,25 +20,27 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   /// decoding stays linear in huge objects without slowing small ones.
   private static var tableThreshold: Int { 64 }
 
+  /// The container for `object`, made at `position`.
   init(
-    decoder: DecoderImpl, object: ObjectValue, path: CodingPathNode, fallbacks: [String: Any]?,
-    mappings: [String: KeyMapping]? = nil
+    decoder: DecoderImpl, at position: DecodingPosition, object: ObjectValue,
+    fallbacks: [String: Any]?, mappings: [String: KeyMapping]? = nil
   ) {
     self.decoder = decoder
     self.mappings = mappings
-    self.document = object.document
     self.object = object.index
-    self.path = path
-    self.fallbacks = fallbacks
     table = Self.makeTable(
-      decoder.options.decoder.keyDecodingStrategy, object.document, object.index, path)
+      decoder.options.decoder.keyDecodingStrategy, object.document, object.index,
+      position.codingPath)
+    super.init(
+      parent: position.parent, key: position.key, document: object.document,
+      fallbacks: fallbacks)
   }
 
   /// The lookup table the key strategy or the object's size calls for; the first occurrence of
   /// a key wins, as in Foundation.
   private static func makeTable(
     _ strategy: LenientDecoder.KeyDecodingStrategy, _ document: JSONDocument, _ object: Int?,
-    _ path: CodingPathNode
+    _ path: @autoclosure () -> [any CodingKey]
   ) -> [String: Int]? {
     guard let object else { return nil }
     let convert: ((String) -> String)?
@@ -51,7 +51,7 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     case .convertFromSnakeCase:
       convert = convertFromSnakeCase
     case .custom(let custom):
-      let base = path.path
+      let base = path()
       convert = { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
     }
     var table: [String: Int] = [:]
@@ -64,7 +64,7 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     return table
   }
 
-  var codingPath: [any CodingKey] { path.path }
+  var codingPath: [any CodingKey] { path }
 
   var allKeys: [Key] {
     guard let object else { return [] }
@@ -105,9 +105,7 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   @inline(__always)
   private func position(_ key: Key, _ type: Any.Type, index: Int?) -> DecodingPosition {
-    DecodingPosition(
-      document: document, index: index, parent: path, key: AnyCodingKey(key: key),
-      fallbacks: fallbacks, type: type)
+    DecodingPosition(parent: self, index: index, key: AnyCodingKey(key: key), type: type)
   }
 
   /// The position of `key`; strict policy throws `keyNotFound` when it is missing.
@@ -115,7 +113,7 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   private func required(_ key: Key, _ type: Any.Type) throws -> DecodingPosition {
     let position = position(key, type)
     if position.index == nil, !decoder.leniency.fallsBack {
-      throw decoder.keyNotFound(AnyCodingKey(key: key), in: path)
+      throw decoder.keyNotFound(AnyCodingKey(key: key), in: self)
     }
     return position
   }
@@ -270,10 +268,11 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     guard let last = path.components.last else { return position(key, type, index: index) }
     let name = AnyCodingKey(last)
     let fallback = fallbacks?[key.stringValue].map { [name.stringValue: $0] }
+    let steps = appending(path: JSONPath(Array(path.components.dropLast())))
     return DecodingPosition(
-      document: document, index: index,
-      parent: self.path.appending(path: JSONPath(Array(path.components.dropLast()))), key: name,
-      fallbacks: fallback, type: type)
+      parent: ContainerFrame(
+        parent: steps, key: nil, document: document, fallbacks: fallback),
+      index: index, key: name, type: type)
   }
 
   private func mapped<T: Decodable>(_ type: T.Type, _ key: Key, _ mapping: KeyMapping) throws -> T {
@@ -306,14 +305,14 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let position = try required(key, [String: Any].self)
     let object = try decoder.objectValue(at: position)
     return KeyedDecodingContainer(
-      KeyedContainer<NestedKey>(
-        decoder: decoder, object: object, path: position.node, fallbacks: nil))
+      KeyedContainer<NestedKey>(decoder: decoder, at: position, object: object, fallbacks: nil))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
     let position = try required(key, [Any].self)
+    let elements = try decoder.arrayElements(at: position)
     return UnkeyedContainer(
-      decoder: decoder, elements: try decoder.arrayElements(at: position), path: position.node)
+      decoder: decoder, elements: elements, frame: position.frame(document: elements.document))
   }
 
   func superDecoder() throws -> any Decoder {
@@ -326,8 +325,7 @@ final class KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
   private func superDecoder(key: AnyCodingKey) -> any Decoder {
     var position = DecodingPosition(
-      document: document, index: lookup(name: key.stringValue), parent: path, key: key,
-      type: Any.self)
+      parent: self, index: lookup(name: key.stringValue), key: key, type: Any.self)
     position.readsMissingAsNull = true
     return DecoderImpl(sharing: decoder, at: position)
   }

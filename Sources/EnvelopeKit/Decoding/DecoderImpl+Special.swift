@@ -55,29 +55,28 @@ extension Array: DecodableArray where Element: Decodable {
     -> [Element]
   {
     let elements = try decoder.arrayElements(at: position)
-    let path = position.node
     // Scalar elements: a loop specialised for the element type, no generic dispatch per element
     // (pays on canada's coordinates and twitter's id arrays).
     if Element.self == Double.self {
-      return unsafeBitCast(try decoder.scalarArray(Double.self, elements, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Double.self, elements, at: position), to: [Element].self)
     }
     if Element.self == Int.self {
-      return unsafeBitCast(try decoder.scalarArray(Int.self, elements, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Int.self, elements, at: position), to: [Element].self)
     }
     if Element.self == String.self {
-      return unsafeBitCast(try decoder.scalarArray(String.self, elements, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(String.self, elements, at: position), to: [Element].self)
     }
     if Element.self == Int64.self {
-      return unsafeBitCast(try decoder.scalarArray(Int64.self, elements, path), to: [Element].self)
+      return unsafeBitCast(try decoder.scalarArray(Int64.self, elements, at: position), to: [Element].self)
     }
     var result: [Element] = []
     result.reserveCapacity(elements.count)
+    let frame = position.frame(document: elements.document)
     var child = elements.first
     for offset in 0..<elements.count {
       let element = DecodingPosition(
-        document: elements.document, index: child, parent: path,
-        key: AnyCodingKey(intValue: offset),
-        allowsFallback: false, type: Element.self)
+        parent: frame, index: child, key: AnyCodingKey(intValue: offset), allowsFallback: false,
+        type: Element.self)
       try decoder.element(Element.self, at: element) { result.append($0) }
       child = elements.document.next(child)
     }
@@ -107,14 +106,14 @@ extension Dictionary: DecodableStringDictionary where Key == String, Value: Deco
     let object = try decoder.objectValue(at: position)
     guard let index = object.index else { return [:] }
     let document = object.document
-    let path = position.node
+    let frame = position.frame(document: document)
     var result: [String: Value] = [:]
     result.reserveCapacity(Int(document.tokens[index].count))
     for member in document.members(of: index) {
       let key = document.string(member.key)
       guard result[key] == nil else { continue }
       let value = DecodingPosition(
-        document: document, index: member.value, parent: path, key: AnyCodingKey(stringValue: key),
+        parent: frame, index: member.value, key: AnyCodingKey(stringValue: key),
         allowsFallback: false, type: Value.self)
       try decoder.element(Value.self, at: value) { result[key] = $0 }
     }
@@ -151,19 +150,23 @@ extension DecoderImpl {
   }
 
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
-  func scalarArray<S: JSONScalar>(_ type: S.Type, _ elements: ArrayElements, _ path: CodingPathNode)
-    throws -> [S]
-  {
+  /// The elements' frame is made only if one of them needs a position.
+  func scalarArray<S: JSONScalar>(
+    _ type: S.Type, _ elements: ArrayElements, at position: DecodingPosition
+  ) throws -> [S] {
     var result: [S] = []
     result.reserveCapacity(elements.count)
     let document = elements.document
+    var frame: ContainerFrame?
     var child = elements.first
     for offset in 0..<elements.count {
       if case .value(let element) = S.strictValue(document, child, options) {
         result.append(element)
       } else {
+        let parent = frame ?? position.frame(document: document)
+        frame = parent
         let element = DecodingPosition(
-          document: document, index: child, parent: path, key: AnyCodingKey(intValue: offset),
+          parent: parent, index: child, key: AnyCodingKey(intValue: offset),
           allowsFallback: false, type: S.self)
         try self.element(S.self, at: element) { result.append($0) }
       }

@@ -4,27 +4,26 @@
 /// (`[T]`) do not come through this container; the decoder drops their unusable elements itself.
 struct UnkeyedContainer: UnkeyedDecodingContainer {
   private let decoder: DecoderImpl
-  private let document: JSONDocument
+  private let frame: ContainerFrame
   private var next: Int
-  private let path: CodingPathNode
   let count: Int?
   private(set) var currentIndex = 0
 
-  init(decoder: DecoderImpl, elements: ArrayElements, path: CodingPathNode) {
+  init(decoder: DecoderImpl, elements: ArrayElements, frame: ContainerFrame) {
     self.decoder = decoder
-    self.document = elements.document
+    self.frame = frame
     self.next = elements.first
     self.count = elements.count
-    self.path = path
   }
 
-  var codingPath: [any CodingKey] { path.path }
+  private var document: JSONDocument { frame.document }
+  var codingPath: [any CodingKey] { frame.path }
   var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
   /// The current element, read as `type`.
   private func current(_ type: Any.Type, allowsFallback: Bool) -> DecodingPosition {
     DecodingPosition(
-      document: document, index: next, parent: path, key: AnyCodingKey(intValue: currentIndex),
+      parent: frame, index: next, key: AnyCodingKey(intValue: currentIndex),
       allowsFallback: allowsFallback, type: type)
   }
 
@@ -32,7 +31,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     DecodingError.valueNotFound(
       type,
       DecodingError.Context(
-        codingPath: path.path(with: AnyCodingKey(intValue: currentIndex)),
+        codingPath: frame.path(with: AnyCodingKey(intValue: currentIndex)),
         debugDescription: "Unkeyed container is at end."))
   }
 
@@ -65,8 +64,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     let object = try decoder.objectValue(at: position)
     advance()
     return KeyedDecodingContainer(
-      KeyedContainer<NestedKey>(
-        decoder: decoder, object: object, path: position.node, fallbacks: nil))
+      KeyedContainer<NestedKey>(decoder: decoder, at: position, object: object, fallbacks: nil))
   }
 
   mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -74,7 +72,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     let position = current([Any].self, allowsFallback: true)
     let elements = try decoder.arrayElements(at: position)
     advance()
-    return UnkeyedContainer(decoder: decoder, elements: elements, path: position.node)
+    return UnkeyedContainer(
+      decoder: decoder, elements: elements, frame: position.frame(document: elements.document))
   }
 
   mutating func superDecoder() throws -> any Decoder {

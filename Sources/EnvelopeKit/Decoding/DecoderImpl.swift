@@ -24,7 +24,7 @@ final class DecoderImpl: Decoder {
     leniency = options.leniency
     recorder = ReportRecorder(limit: options.decoder.maxReportEntries)
     position = DecodingPosition(
-      document: document, index: 0, parent: .root, key: nil, type: Any.self)
+      parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
     traitCache = [:]
     stack = StackGuard()
   }
@@ -57,13 +57,15 @@ final class DecoderImpl: Decoder {
     let object = try objectValue(at: position)
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, object: object, path: position.node, fallbacks: position.ownFallbacks,
+        decoder: self, at: position, object: object, fallbacks: position.ownFallbacks,
         // Only a decoder with mappings looks them up: every other decode pays one bool check.
         mappings: options.hasKeyMappings ? traits(of: position.type).keyMappings : nil))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-    UnkeyedContainer(decoder: self, elements: try arrayElements(at: position), path: position.node)
+    let elements = try arrayElements(at: position)
+    return UnkeyedContainer(
+      decoder: self, elements: elements, frame: position.frame(document: elements.document))
   }
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -215,7 +217,7 @@ final class DecoderImpl: Decoder {
   func decodeRoot<T: Decodable>(_ type: T.Type, at path: JSONPath) throws -> T {
     let document = position.document
     var index = 0
-    var node = CodingPathNode.root
+    var node = ContainerFrame(root: document)
     for component in path.components {
       let key = AnyCodingKey(component)
       guard let found = document.child(component, of: index) else {
@@ -232,9 +234,7 @@ final class DecoderImpl: Decoder {
       index = found
       node = node.appending(key)
     }
-    return try unbox(
-      type,
-      at: DecodingPosition(document: document, index: index, parent: node, key: nil, type: type))
+    return try unbox(type, at: DecodingPosition(parent: node, index: index, key: nil, type: type))
   }
 
   private func describeMissingStep(_ key: AnyCodingKey, in document: JSONDocument, at index: Int)
@@ -242,7 +242,7 @@ final class DecoderImpl: Decoder {
   {
     let step = key.intValue.map { "index \($0)" } ?? "key \"\(key.stringValue)\""
     let here = DecodingPosition(
-      document: document, index: index, parent: .root, key: nil, type: Any.self)
+      parent: ContainerFrame(root: document), index: index, key: nil, type: Any.self)
     return "\(step) not found in \(describe(here))."
   }
 }

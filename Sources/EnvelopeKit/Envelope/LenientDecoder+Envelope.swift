@@ -180,8 +180,8 @@ extension DecoderImpl {
           record(
             .defaulted,
             at: DecodingPosition(
-              document: document, index: index,
-              parent: CodingPathNode.root.appending(path: format.data), key: nil, type: T.self))
+              parent: ContainerFrame(root: document).appending(path: format.data), index: index,
+              key: nil, type: T.self))
         }
         return empty
       }
@@ -240,11 +240,5 @@ extension JSONDocument {
     case (.index(let position), .array): return elementIndex(position, inArray: index)
     default: return nil
     }
-  }
-}
-
-extension CodingPathNode {
-  func appending(path: JSONPath) -> CodingPathNode {
-    path.components.reduce(self) { $0.appending(AnyCodingKey($1)) }
   }
 }
