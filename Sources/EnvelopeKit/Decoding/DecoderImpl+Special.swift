@@ -58,16 +58,20 @@ extension Array: DecodableArray where Element: Decodable {
     // Scalar elements: a loop specialised for the element type, no generic dispatch per element
     // (pays on canada's coordinates and twitter's id arrays).
     if Element.self == Double.self {
-      return unsafeBitCast(try decoder.scalarArray(Double.self, elements, at: position), to: [Element].self)
+      return unsafeBitCast(
+        try decoder.scalarArray(Double.self, elements, at: position), to: [Element].self)
     }
     if Element.self == Int.self {
-      return unsafeBitCast(try decoder.scalarArray(Int.self, elements, at: position), to: [Element].self)
+      return unsafeBitCast(
+        try decoder.scalarArray(Int.self, elements, at: position), to: [Element].self)
     }
     if Element.self == String.self {
-      return unsafeBitCast(try decoder.scalarArray(String.self, elements, at: position), to: [Element].self)
+      return unsafeBitCast(
+        try decoder.scalarArray(String.self, elements, at: position), to: [Element].self)
     }
     if Element.self == Int64.self {
-      return unsafeBitCast(try decoder.scalarArray(Int64.self, elements, at: position), to: [Element].self)
+      return unsafeBitCast(
+        try decoder.scalarArray(Int64.self, elements, at: position), to: [Element].self)
     }
     var result: [Element] = []
     result.reserveCapacity(elements.count)
