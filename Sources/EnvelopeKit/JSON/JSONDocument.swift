@@ -26,18 +26,13 @@ final class JSONDocument: @unchecked Sendable {
     let bytes = UnsafeBufferPointer(rebasing: storage[0..<data.count])
     var scanner = JSONScanner(
       bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
-    let scanned: [JSONToken]
     do {
-      scanned = try scanner.scan()
+      tokens = UnsafeBufferPointer(try scanner.scan())
     } catch {
       storage.deallocate()
       throw error
     }
-    let tokenStorage = UnsafeMutableBufferPointer<JSONToken>.allocate(
-      capacity: max(1, scanned.count))
-    _ = tokenStorage.initialize(from: scanned)
     self.bytes = bytes
-    self.tokens = UnsafeBufferPointer(rebasing: tokenStorage[0..<scanned.count])
   }
 
   deinit {
