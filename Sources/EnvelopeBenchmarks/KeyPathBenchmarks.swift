@@ -25,11 +25,17 @@ import Foundation
   comparison.add("LenientDecoder at \"statuses\"") {
     _ = try decoder.decode([TwitterStatuse].self, from: data, at: "statuses")
   }
+  comparison.add("LenientDecoder, wrapper struct") {
+    _ = try decoder.decode(Wrapper.self, from: data)
+  }
   let times = try comparison.report(rounds: rounds)
+  let pathCost = times[3] / times[4] - 1
   summary.append(
     String(
-      format: "statuses at a path: LenientDecoder %5.2fx Moya's way, %5.2fx JSONDecoder wrapper",
-      times[0] / times[3], times[1] / times[3]))
+      format:
+        "statuses at a path: LenientDecoder %5.2fx Moya's way, %5.2fx JSONDecoder wrapper; %+.1f%% vs its own wrapper",
+      times[0] / times[3], times[1] / times[3], pathCost * 100))
+  check(pathCost <= 0.02, "a key path within 2% of the equivalent wrapper struct")
 }
 
 /// A small envelope decoded many times: per-call overhead.

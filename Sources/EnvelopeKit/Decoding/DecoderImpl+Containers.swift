@@ -36,14 +36,14 @@ extension DecoderImpl {
       switch document.kind(index) {
       case .array:
         return ArrayElements(
-          document: document, first: index + 1, count: Int(document.tokens[index].count))
+          document: document, first: index + 1, count: document.count(index))
       case .null:
         break
       default:
         guard leniency.coercesKinds else { break }
         record(.coerced, at: position)
         if let embedded = embeddedDocument(at: position, kind: .array) {
-          return ArrayElements(document: embedded, first: 1, count: Int(embedded.tokens[0].count))
+          return ArrayElements(document: embedded, first: 1, count: embedded.count(0))
         }
         return ArrayElements(document: document, first: index, count: 1)
       }

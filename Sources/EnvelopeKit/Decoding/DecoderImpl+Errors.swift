@@ -27,8 +27,8 @@ extension DecoderImpl {
       var escaped = ""
       writeEscaped(snippet(document.string(index)), to: &escaped)
       return "string \(escaped)"
-    case .array: return "array of \(document.tokens[index].count)"
-    case .object: return "object of \(document.tokens[index].count) keys"
+    case .array: return "array of \(document.count(index))"
+    case .object: return "object of \(document.count(index)) keys"
     }
   }
 

@@ -46,7 +46,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     let convert: ((String) -> String)?
     switch strategy {
     case .useDefaultKeys:
-      guard Int(document.tokens[object].count) > tableThreshold else { return nil }
+      guard document.count(object) > tableThreshold else { return nil }
       convert = nil
     case .convertFromSnakeCase:
       convert = convertFromSnakeCase
@@ -55,7 +55,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
       convert = { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
     }
     var table: [String: Int] = [:]
-    table.reserveCapacity(Int(document.tokens[object].count))
+    table.reserveCapacity(document.count(object))
     for member in document.members(of: object) {
       let raw = document.string(member.key)
       let key = convert?(raw) ?? raw

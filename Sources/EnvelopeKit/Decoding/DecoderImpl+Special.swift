@@ -112,7 +112,7 @@ extension Dictionary: DecodableStringDictionary where Key == String, Value: Deco
     let document = object.document
     let frame = position.frame(document: document)
     var result: [String: Value] = [:]
-    result.reserveCapacity(Int(document.tokens[index].count))
+    result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {
       let key = document.string(member.key)
       guard result[key] == nil else { continue }

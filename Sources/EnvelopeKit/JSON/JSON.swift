@@ -45,7 +45,7 @@ public enum JSON: Hashable, Sendable {
     case .string: self = .string(document.string(index))
     case .array:
       var elements: [JSON] = []
-      elements.reserveCapacity(Int(document.tokens[index].count))
+      elements.reserveCapacity(document.count(index))
       var child = index + 1
       let end = document.next(index)
       while child < end {

@@ -48,6 +48,23 @@ final class JSONDocument: @unchecked Sendable {
   @inline(__always)
   func next(_ index: Int) -> Int { Int(tokens[index].next) }
 
+  /// The element count of an array, the pair count of an object (0 for scalars). Counted by
+  /// walking the children only past 65,534, where the token's 16 bits saturate.
+  @inline(__always)
+  func count(_ index: Int) -> Int {
+    let short = tokens[index].shortCount
+    if short < .max { return Int(short) }
+    let stride = kind(index) == .object ? 2 : 1
+    var child = index + 1
+    var count = 0
+    let end = next(index)
+    while child < end {
+      child = next(child + stride - 1)
+      count += 1
+    }
+    return count
+  }
+
   /// Calls `body` with the raw bytes of a scalar token (a string's contents without quotes).
   @inline(__always)
   func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
@@ -131,7 +148,7 @@ final class JSONDocument: @unchecked Sendable {
 
   /// The token index of element `position` of the array at `array`.
   func elementIndex(_ position: Int, inArray array: Int) -> Int? {
-    guard position >= 0, position < Int(tokens[array].count) else { return nil }
+    guard position >= 0, position < count(array) else { return nil }
     var child = array + 1
     for _ in 0..<position { child = next(child) }
     return child

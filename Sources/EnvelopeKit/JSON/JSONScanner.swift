@@ -82,7 +82,7 @@ struct JSONScanner {
 
       // A value just ended: continue its container, close it, or finish.
       while let top = stack.last {
-        tokens[top].count += 1
+        if tokens[top].shortCount < .max { tokens[top].shortCount += 1 }
         skipWhitespace()
         guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
         let isObject = tokens[top].kind == .object

@@ -70,6 +70,23 @@ import Testing
     #expect(JSONNumber("01") == nil)
   }
 
+  @Test func containersPastSixteenBitCountsCountEveryElement() throws {
+    #expect(MemoryLayout<JSONToken>.stride == 16)
+    let count = 70_000
+    let array = "[" + (0..<count).map(String.init).joined(separator: ",") + "]"
+    let object = "{" + (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+    let decoded = try LenientDecoder(policy: .strict).decode([Int].self, from: Data(array.utf8))
+    #expect(decoded.count == count && decoded.last == count - 1)
+    let dictionary = try LenientDecoder(policy: .strict).decode(
+      [String: Int].self, from: Data(object.utf8))
+    #expect(dictionary.count == count && dictionary["k69999"] == 69_999)
+    let document = try JSONDocument(data: Data(array.utf8), maxDepth: 8)
+    #expect(document.count(0) == count)
+    #expect(document.elementIndex(count - 1, inArray: 0) != nil)
+    #expect(document.elementIndex(count, inArray: 0) == nil)
+    #expect(try parse(object).objectValue?.count == count)
+  }
+
   @Test func doublesEqualDoubleFromText() {
     for text in [
       "0.1", "1.7976931348623157e308", "2.2250738585072014e-308", "123456789012345678", "3.14159",
