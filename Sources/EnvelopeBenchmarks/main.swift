@@ -103,13 +103,19 @@ if CommandLine.arguments.contains("--transfer") {
   exit(0)
 }
 
-// `--profile FILE` decodes one payload in a loop with LenientDecoder only, for perf.
+// `--profile FILE [--reader]` decodes one payload in a loop with LenientDecoder only, for perf.
 if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
   flag + 1 < CommandLine.arguments.count,
   let data = load(CommandLine.arguments[flag + 1])
 {
   let decoder = LenientDecoder()
+  // `--reader` profiles the reader alone (a decode at a missing key).
+  let readerOnly = CommandLine.arguments.contains("--reader")
   for _ in 0..<200 {
+    if readerOnly {
+      _ = try decoder.decode(Int?.self, from: data, at: "no.such.key")
+      continue
+    }
     switch CommandLine.arguments[flag + 1] {
     case "twitter.json": _ = try decoder.decode(TwitterRoot.self, from: data)
     case "citm_catalog.json": _ = try decoder.decode(CitmRoot.self, from: data)

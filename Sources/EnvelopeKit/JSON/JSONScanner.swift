@@ -142,11 +142,28 @@ struct JSONScanner {
 
   // MARK: - Scalars
 
+  /// Inlined test for the common case (no whitespace: every JSON whitespace byte is at most
+  /// 0x20); runs go to `skipWhitespaceRun`.
   @inline(__always)
   private mutating func skipWhitespace() {
+    guard index < bytes.count, bytes[index] <= ASCII.space else { return }
+    skipWhitespaceRun()
+  }
+
+  /// Skips whitespace, indentation eight spaces at a time (pretty-printed payloads such as
+  /// twitter.json indent every line).
+  private mutating func skipWhitespaceRun() {
+    let eightSpaces: UInt64 = 0x2020_2020_2020_2020
     while index < bytes.count {
       switch bytes[index] {
-      case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab: index += 1
+      case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab:
+        index += 1
+        guard let base = bytes.baseAddress else { continue }
+        while bytes.count - index >= 8,
+          UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == eightSpaces
+        {
+          index += 8
+        }
       default: return
       }
     }
@@ -231,7 +248,10 @@ struct JSONScanner {
         throw error(.controlCharacterInString(byte), at: index)
       } else {
         flags.insert(.isNonASCII)
-        try scanUTF8Sequence()
+        // A run of non-ASCII text (twitter.json's Japanese) stays in this loop.
+        repeat {
+          try scanUTF8Sequence()
+        } while index < bytes.count && bytes[index] >= 0x80
       }
     }
     tokens.append(
@@ -307,6 +327,7 @@ struct JSONScanner {
   }
 
   /// Validates one multi-byte UTF-8 sequence at `index` (RFC 3629 table).
+  @inline(__always)
   private mutating func scanUTF8Sequence() throws(JSONReaderError) {
     let lead = bytes[index]
     let length: Int
