@@ -90,20 +90,50 @@ final class DecoderImpl: Decoder {
     // A declared initial value stands in for a missing or null value of any type but an
     // Optional (nil stays nil: strict decodes it so).
     if !traits.isOptional, leniency.fallsBack(at: position), position.isMissingOrNull,
-      let declared = position.declaredFallback as? T
+      position.declaredFallback != nil
     {
+      return try declaredOrDecoded(type, traits, at: position)
+    }
+    return try decoded(type, traits, at: position)
+  }
+
+  /// The declared initial value when it is a `T`, else the decode. Apart from `unbox` so that
+  /// its `T?` costs nothing when there is no declared value.
+  @inline(never)
+  private func declaredOrDecoded<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: DecodingPosition
+  ) throws -> T {
+    if let declared = position.declaredFallback as? T {
       record(.defaulted, at: position)
       return declared
     }
+    return try decoded(type, traits, at: position)
+  }
+
+  /// A special type, or `init(from:)` with the decoder at `position`.
+  @inline(__always)
+  private func decoded<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: DecodingPosition
+  ) throws -> T {
     if let special = traits.special, handles(special) {
       return try unboxSpecial(type, special, at: position)
     }
+    var position = position
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
-    return try with(position) {
-      guard leniency.usesDefaultCases, let defaultable = traits.caseDefaultable else {
-        return try type.init(from: self)
-      }
+    if leniency.usesDefaultCases, let defaultable = traits.caseDefaultable {
+      return try decodedOrDefaultCase(type, defaultable, at: position)
+    }
+    return try with(position) { try type.init(from: self) }
+  }
+
+  /// `init(from:)`, or the type's default case (reported) when that fails. Apart from
+  /// `decoded` so that its `T?` and cast cost nothing for other types.
+  @inline(never)
+  private func decodedOrDefaultCase<T: Decodable>(
+    _ type: T.Type, _ defaultable: any CaseDefaultable.Type, at position: DecodingPosition
+  ) throws -> T {
+    try with(position) {
       let mark = recorder.mark
       do {
         return try type.init(from: self)

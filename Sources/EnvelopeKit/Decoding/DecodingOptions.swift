@@ -69,7 +69,10 @@ final class ReportRecorder {
 }
 
 /// What the decoder needs to know about a type, found once per type and decode call.
-struct TypeTraits {
+/// What the decoder needs to know about a type, worked out once per type and decode. A class:
+/// it is read out of the cache on every `unbox`, and a struct of dictionaries and metatypes
+/// cost a retain per field there.
+final class TypeTraits {
   /// How the decoder itself decodes the type, bypassing `init(from:)`; nil for most types.
   enum Special {
     case optional(any DecodableOptional.Type)
@@ -78,17 +81,14 @@ struct TypeTraits {
     case date, decimal, url, data
   }
 
-  var special: Special?
-  var isOptional: Bool {
-    if case .optional = special { return true }
-    return false
-  }
-  var isRawRepresentable = false
+  let special: Special?
+  let isOptional: Bool
+  let isRawRepresentable: Bool
   /// The declared initial values of a `LenientDecodable` type's properties, by name.
-  var initialValues: [String: Any]?
-  var caseDefaultable: (any CaseDefaultable.Type)?
+  let initialValues: [String: Any]?
+  let caseDefaultable: (any CaseDefaultable.Type)?
   /// The key mappings and transforms set on the decoder for this type; nil for most types.
-  var keyMappings: [String: KeyMapping]?
+  let keyMappings: [String: KeyMapping]?
 
   init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
     self.keyMappings = keyMappings
@@ -106,10 +106,15 @@ struct TypeTraits {
       special = .url
     } else if type == Data.self {
       special = .data
+    } else {
+      special = nil
     }
+    if case .optional = special { isOptional = true } else { isOptional = false }
     isRawRepresentable = type is any RawRepresentable.Type
     if let lenient = type as? any LenientDecodable.Type {
       initialValues = Self.initialValues(of: lenient)
+    } else {
+      initialValues = nil
     }
     caseDefaultable = type as? any CaseDefaultable.Type
   }
