@@ -128,24 +128,27 @@ public struct LenientDecoder: Sendable {
   public func decodeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, at path: JSONPath? = nil
   ) throws -> Decoded<T> {
-    let document = try Self.document(from: data, maxDepth: maxDepth)
-    let decoder = DecoderImpl(options: DecodingOptions(self), document: document)
-    let value = try decoder.decodeRoot(type, at: path ?? .root)
-    return Decoded(value: value, report: decoder.recorder.report)
+    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      let decoder = DecoderImpl(options: DecodingOptions(self), document: document)
+      let value = try decoder.decodeRoot(type, at: path ?? .root)
+      return Decoded(value: value, report: decoder.recorder.report)
+    }
   }
 
   /// Scans `data` as Foundation's `JSONDecoder` reads it (UTF-8, UTF-16 or UTF-32; trailing
-  /// commas allowed), turning reader errors into `DecodingError.dataCorrupted`.
-  static func document(from data: Data, maxDepth: Int) throws -> JSONDocument {
-    do {
-      return try JSONDocument(
-        data: JSONInputEncoding.utf8(data), maxDepth: maxDepth, allowsTrailingCommas: true)
-    } catch {
-      throw DecodingError.dataCorrupted(
-        DecodingError.Context(
-          codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
-          underlyingError: error))
-    }
+  /// commas allowed), turning reader errors into `DecodingError.dataCorrupted`, and calls
+  /// `body` with the document (its bytes borrowed from `data`: see `JSONDocument.scanning`).
+  static func withDocument<R>(
+    from data: Data, maxDepth: Int, _ body: (JSONDocument) throws -> R
+  ) throws -> R {
+    try JSONDocument.scanning(
+      JSONInputEncoding.utf8(data), maxDepth: maxDepth, allowsTrailingCommas: true,
+      readerError: { error in
+        DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
+            underlyingError: error))
+      }, body)
   }
 }
 

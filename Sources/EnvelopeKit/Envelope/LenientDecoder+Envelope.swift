@@ -108,16 +108,17 @@ extension LenientDecoder {
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> EnvelopeResult<T> {
     let format = format ?? envelope
-    let document = try Self.document(from: data, maxDepth: maxDepth)
-    let status = try Self.status(of: document, format: format)
-    guard status.isSuccess else {
-      return EnvelopeResult(status: status, value: nil, report: DecodingReport())
-    }
     var decoder = self
     decoder.envelope = format
-    let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
-    let value = try impl.decodeEnvelopeData(type, format: format, status: status, at: path)
-    return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
+    return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      let status = try Self.status(of: document, format: format)
+      guard status.isSuccess else {
+        return EnvelopeResult(status: status, value: nil, report: DecodingReport())
+      }
+      let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
+      let value = try impl.decodeEnvelopeData(type, format: format, status: status, at: path)
+      return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
+    }
   }
 
   /// Reads only the code and message (MoyaMapper's status-only call).
@@ -130,8 +131,9 @@ extension LenientDecoder {
   public func envelopeStatus(from data: Data, format: EnvelopeFormat? = nil) throws
     -> EnvelopeStatus
   {
-    let document = try Self.document(from: data, maxDepth: maxDepth)
-    return try Self.status(of: document, format: format ?? envelope)
+    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      try Self.status(of: document, format: format ?? envelope)
+    }
   }
 
   /// The value at any path as text (MoyaMapper's `fetchString` / `fetchJSONString`): scalars as
@@ -143,10 +145,13 @@ extension LenientDecoder {
   /// - Returns: the text, or nil.
   /// - Throws: `DecodingError.dataCorrupted` for malformed JSON.
   public func text(at path: JSONPath, from data: Data) throws -> String? {
-    let document = try Self.document(from: data, maxDepth: maxDepth)
-    guard let index = document.index(at: path), document.kind(index) != .null else { return nil }
-    let value = JSON(document: document, index: index)
-    return value.stringValue ?? value.rawText
+    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      guard let index = document.index(at: path), document.kind(index) != .null else {
+        return nil
+      }
+      let value = JSON(document: document, index: index)
+      return value.stringValue ?? value.rawText
+    }
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {

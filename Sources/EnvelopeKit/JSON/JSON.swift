@@ -31,8 +31,7 @@ public enum JSON: Hashable, Sendable {
   ///   - maxDepth: the deepest nesting accepted; 512 by default.
   /// - Throws: `JSONReaderError` with the byte offset, line and column of the problem.
   public init(data: Data, maxDepth: Int = 512) throws {
-    let document = try JSONDocument(data: data, maxDepth: maxDepth)
-    self.init(document: document, index: 0)
+    self = try JSONDocument.scanning(data, maxDepth: maxDepth) { JSON(document: $0, index: 0) }
   }
 
   /// Builds the value of the token at `index`.

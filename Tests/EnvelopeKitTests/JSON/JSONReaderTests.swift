@@ -116,3 +116,43 @@ import Testing
     #expect(try JSONDecoder().decode(A.self, from: Data(#"{"a":1,"a":2}"#.utf8)).a == 1)
   }
 }
+
+/// The decoder reads the caller's `Data` in place; whatever outlives the decode must not.
+@Suite struct BorrowedInputTests {
+  final class KeepsItsDecoder: Decodable {
+    let decoder: any Decoder
+    init(from decoder: any Decoder) throws { self.decoder = decoder }
+  }
+
+  struct Model: Decodable, Equatable {
+    var name: String
+    var numbers: [Int]
+  }
+
+  @Test func aDocumentThatOutlivesTheCallOwnsACopy() throws {
+    let data = Data(#"{"name":"kept","numbers":[1,2,3]}"#.utf8)
+    var escaped: JSONDocument?
+    let borrowedDuringTheCall = try JSONDocument.scanning(data, maxDepth: 8) { document in
+      escaped = document
+      return !document.ownsBytes
+    }
+    #expect(borrowedDuringTheCall)
+    let document = try #require(escaped)
+    #expect(document.ownsBytes)
+    let inData = data.withUnsafeBytes { $0.baseAddress }
+    #expect(UnsafeRawPointer(document.bytes.baseAddress) != inData)
+    #expect(JSON(document: document, index: 0)["name"]?.stringValue == "kept")
+    // A document nobody kept stays borrowed to the end, and is freed with the call.
+    let unique = try JSONDocument.scanning(data, maxDepth: 8) { !$0.ownsBytes }
+    #expect(unique)
+  }
+
+  @Test func aDecoderKeptByAModelStillReadsItsInputAfterTheDecode() throws {
+    var data: Data? = Data(#"{"name":"kept","numbers":[1,2,3]}"#.utf8)
+    let kept = try LenientDecoder().decode(KeepsItsDecoder.self, from: try #require(data))
+    data = nil
+    let churn = (0..<256).map { Data(repeating: UInt8($0 & 0xFF), count: 48) }
+    #expect(churn.count == 256)
+    #expect(try Model(from: kept.decoder) == Model(name: "kept", numbers: [1, 2, 3]))
+  }
+}
