@@ -71,6 +71,7 @@ final class JSONDocument: @unchecked Sendable {
   ///   - readerError: what to throw for a `JSONReaderError`.
   ///   - body: the work to do with the document.
   /// - Returns: what `body` returns.
+  /// - Throws: `readerError` of the first reader problem, or what `body` throws.
   static func scanning<R>(
     _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool = false,
     readerError: (JSONReaderError) -> any Error = { $0 },
