@@ -194,7 +194,7 @@ struct JSONScanner {
       index += 1
       if index < bytes.count, isDigit(bytes[index]) { throw error(.invalidNumber, at: start) }
     } else if isDigit(bytes[index]) {
-      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+      skipDigits()
     } else {
       throw error(.invalidNumber, at: start)
     }
@@ -204,7 +204,7 @@ struct JSONScanner {
       guard index < bytes.count, isDigit(bytes[index]) else {
         throw error(.invalidNumber, at: start)
       }
-      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+      skipDigits()
     }
     if index < bytes.count, bytes[index] == ASCII.lowerE || bytes[index] == ASCII.upperE {
       isInteger = false
@@ -215,7 +215,7 @@ struct JSONScanner {
       guard index < bytes.count, isDigit(bytes[index]) else {
         throw error(.invalidNumber, at: start)
       }
-      repeat { index += 1 } while index < bytes.count && isDigit(bytes[index])
+      skipDigits()
     }
     tokens.append(
       JSONToken(
@@ -225,6 +225,28 @@ struct JSONScanner {
 
   @inline(__always)
   private func isDigit(_ byte: UInt8) -> Bool { byte &- ASCII.zero < 10 }
+
+  /// Skips the digits at `index`, eight at a time: canada.json's coordinates have 15 to 17.
+  @inline(__always)
+  private mutating func skipDigits() {
+    if let base = bytes.baseAddress {
+      while bytes.count - index >= 8 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+        // A byte's high bit is set in one term or the other unless it is 0x30...0x39; carries
+        // and borrows only reach bytes above a flagged one, so the lowest flag is exact.
+        let flagged =
+          ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030))
+          & 0x8080_8080_8080_8080
+        if flagged != 0 {
+          index += flagged.trailingZeroBitCount >> 3
+          return
+        }
+        index += 8
+      }
+    }
+    while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+  }
 
   /// Scans a string starting at its opening quote. Validates escapes and UTF-8.
   private mutating func scanString() throws(JSONReaderError) {
