@@ -15,6 +15,10 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
   private let mappings: [String: KeyMapping]?
+  /// Where the next key probably is (see `JSONDocument.valueIndex(forKey:inObject:cursor:)`).
+  /// Unchecked exclusivity: only `lookup` touches it, never re-entrantly, and a checked access
+  /// per key cost more than the lookup it saves.
+  @exclusivity(unchecked) private var cursor: KeyCursor
 
   /// Objects with more members than this get a hash table instead of a scan per lookup, so
   /// decoding stays linear in huge objects without slowing small ones.
@@ -28,6 +32,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     self.decoder = decoder
     self.mappings = mappings
     self.object = object.index
+    cursor = KeyCursor(object: object.index ?? 0)
     table = Self.makeTable(
       decoder.options.decoder.keyDecodingStrategy, object.document, object.index,
       position.codingPath)
@@ -95,7 +100,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private func lookup(name: String) -> Int? {
     guard let object else { return nil }
     if let table { return table[name] }
-    return document.valueIndex(forKey: name, inObject: object)
+    return document.valueIndex(forKey: name, inObject: object, cursor: &cursor)
   }
 
   @inline(__always)

@@ -201,6 +201,59 @@ final class JSONDocument: @unchecked Sendable {
     return canonicalValueIndex(forKey: key, inObject: object)
   }
 
+  /// `valueIndex(forKey:inObject:)` for a container that looks up many keys in one object:
+  /// `cursor` remembers the member after the last one found, so keys asked in the object's own
+  /// order (what synthesised `init(from:)` does for JSON written from the same model) are found
+  /// with one comparison instead of a walk from the first member. Pays on twitter.json, whose
+  /// users have 40 keys.
+  ///
+  /// First occurrence still wins: the cursor's member is taken only when `cursor.seen` proves
+  /// that no member before it has the same key; otherwise the walk starts from the first
+  /// member, as in `valueIndex(forKey:inObject:)`.
+  @inline(__always)
+  func valueIndex(forKey key: String, inObject object: Int, cursor: inout KeyCursor) -> Int? {
+    if tokens[object].flags.contains(.hasNonASCIIKeys) {
+      return canonicalValueIndex(forKey: key, inObject: object)
+    }
+    var key = key
+    var keyIsASCII = true
+    let found: Int? = key.withUTF8 { keyBytes in
+      let end = Int(tokens[object].next)
+      let bit = KeyCursor.bit(of: keyBytes)
+      if cursor.member < end, keyMatches(cursor.member, keyBytes), !cursor.mayContain(bit) {
+        cursor.insert(bit)
+        let value = cursor.member + 1
+        cursor.member = next(value)
+        return value
+      }
+      var child = object + 1
+      while child < end {
+        if keyMatches(child, keyBytes) {
+          // Move the cursor past the member found, summarising every key it passes.
+          while cursor.member <= child {
+            withBytes(cursor.member) { cursor.insert(KeyCursor.bit(of: $0)) }
+            cursor.member = next(cursor.member + 1)
+          }
+          return child + 1
+        }
+        child = Int(tokens[child + 1].next)
+      }
+      keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
+      return nil
+    }
+    if found != nil || keyIsASCII { return found }
+    return canonicalValueIndex(forKey: key, inObject: object)
+  }
+
+  /// Whether the key token at `member` has exactly the bytes `key`.
+  @inline(__always)
+  private func keyMatches(_ member: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    let token = tokens[member]
+    guard Int(token.end &- token.start) == key.count else { return false }
+    guard let base = bytes.baseAddress, let keyBase = key.baseAddress else { return true }
+    return memcmp(base + Int(token.start), keyBase, key.count) == 0
+  }
+
   /// The slow pass of `valueIndex`: keys compared as `String`s.
   private func canonicalValueIndex(forKey key: String, inObject object: Int) -> Int? {
     var child = object + 1
@@ -229,6 +282,48 @@ final class JSONDocument: @unchecked Sendable {
     var child = array + 1
     for _ in 0..<position { child = next(child) }
     return child
+  }
+}
+
+/// A keyed container's place in its object (see `JSONDocument.valueIndex(forKey:inObject:cursor:)`).
+struct KeyCursor {
+  /// The key token of the member after the last one found.
+  var member: Int
+  /// A 256-bit Bloom filter of the keys of every member before `member`: a clear bit proves a
+  /// key is not among them.
+  private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+  /// A cursor at the first member of the object at token `object`.
+  init(object: Int) { member = object + 1 }
+
+  /// The filter bit of a key: its length and first and last bytes (distinct for the keys of
+  /// typical models, and cheap to read).
+  @inline(__always)
+  static func bit(of key: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let first = key.first, let last = key.last else { return 0 }
+    return (key.count &* 37 &+ Int(first) &* 7 &+ Int(last)) & 255
+  }
+
+  @inline(__always)
+  func mayContain(_ bit: Int) -> Bool {
+    let mask: UInt64 = 1 << UInt64(bit & 63)
+    switch bit >> 6 {
+    case 0: return seen.0 & mask != 0
+    case 1: return seen.1 & mask != 0
+    case 2: return seen.2 & mask != 0
+    default: return seen.3 & mask != 0
+    }
+  }
+
+  @inline(__always)
+  mutating func insert(_ bit: Int) {
+    let mask: UInt64 = 1 << UInt64(bit & 63)
+    switch bit >> 6 {
+    case 0: seen.0 |= mask
+    case 1: seen.1 |= mask
+    case 2: seen.2 |= mask
+    default: seen.3 |= mask
+    }
   }
 }
 

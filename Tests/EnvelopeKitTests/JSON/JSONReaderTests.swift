@@ -156,3 +156,64 @@ import Testing
     #expect(try Model(from: kept.decoder) == Model(name: "kept", numbers: [1, 2, 3]))
   }
 }
+
+/// Keyed lookups start where the last one ended; the first occurrence of a key must still win,
+/// whatever order the keys are asked in. Checked against Foundation's `JSONDecoder`.
+@Suite struct KeyLookupOrderTests {
+  static let order = CodingUserInfoKey(rawValue: "order")!
+
+  /// Reads the keys listed in `userInfo[order]`, in that order, as `Int?` each.
+  struct Probe: Decodable, Equatable {
+    var values: [Int?]
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: AnyCodingKey.self)
+      let order = decoder.userInfo[KeyLookupOrderTests.order] as? [String] ?? []
+      values = try order.map { try container.decodeIfPresent(Int.self, forKey: AnyCodingKey(stringValue: $0)) }
+    }
+  }
+
+  func both(_ json: String, asking order: [String]) throws -> (ours: [Int?], foundation: [Int?]) {
+    var lenient = LenientDecoder(policy: .strict)
+    lenient.userInfo[Self.order] = order
+    let foundation = JSONDecoder()
+    foundation.userInfo[Self.order] = order
+    return (
+      try lenient.decode(Probe.self, from: Data(json.utf8)).values,
+      try foundation.decode(Probe.self, from: Data(json.utf8)).values
+    )
+  }
+
+  @Test func theFirstOccurrenceWinsInAnyOrder() throws {
+    let cases: [(String, [String], [Int?])] = [
+      (#"{"a":1,"b":2,"a":3}"#, ["b", "a"], [2, 1]),
+      (#"{"a":1,"a":2}"#, ["a", "a"], [1, 1]),
+      (#"{"x":1,"y":2,"x":3,"z":4}"#, ["x", "y", "z", "x"], [1, 2, 4, 1]),
+      (#"{"x":1,"y":2,"x":3,"z":4}"#, ["y", "x", "z"], [2, 1, 4]),
+      (#"{"ab":1,"ba":2,"ab":3}"#, ["ab", "ba", "ab"], [1, 2, 1]),
+      (#"{"a":1,"b":2,"c":3}"#, ["a", "b", "c", "d"], [1, 2, 3, nil]),
+    ]
+    for (json, order, expected) in cases {
+      let (ours, foundation) = try both(json, asking: order)
+      #expect(ours == expected, "\(json) asking \(order)")
+      #expect(foundation == expected, "Foundation: \(json) asking \(order)")
+    }
+  }
+
+  @Test func randomObjectsAndOrdersAgreeWithFoundation() throws {
+    var random = DoubleParsingTests.SplitMix(state: 0x0B1E_C7ED)
+    // Keys chosen to collide in length, first and last byte, so the filter says "maybe".
+    let names = ["a", "b", "ab", "ba", "aab", "abb", "id", "is", "name", "nave", ""]
+    for _ in 0..<2_000 {
+      let members = (0..<Int.random(in: 0...12, using: &random)).map { value in
+        "\"\(names.randomElement(using: &random)!)\":\(value)"
+      }
+      let json = "{" + members.joined(separator: ",") + "}"
+      let order = (0..<Int.random(in: 0...14, using: &random)).map { _ in
+        names.randomElement(using: &random)!
+      }
+      let (ours, foundation) = try both(json, asking: order)
+      #expect(ours == foundation, "\(json) asking \(order)")
+    }
+  }
+}
