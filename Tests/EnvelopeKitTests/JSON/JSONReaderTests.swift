@@ -160,7 +160,11 @@ import Testing
 /// Keyed lookups start where the last one ended; the first occurrence of a key must still win,
 /// whatever order the keys are asked in. Checked against Foundation's `JSONDecoder`.
 @Suite struct KeyLookupOrderTests {
-  static let order = CodingUserInfoKey(rawValue: "order")!
+  static let order: CodingUserInfoKey = {
+    // `init(rawValue:)` is failable in signature only.
+    guard let key = CodingUserInfoKey(rawValue: "order") else { preconditionFailure() }
+    return key
+  }()
 
   /// Reads the keys listed in `userInfo[order]`, in that order, as `Int?` each.
   struct Probe: Decodable, Equatable {
@@ -169,7 +173,9 @@ import Testing
     init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: AnyCodingKey.self)
       let order = decoder.userInfo[KeyLookupOrderTests.order] as? [String] ?? []
-      values = try order.map { try container.decodeIfPresent(Int.self, forKey: AnyCodingKey(stringValue: $0)) }
+      values = try order.map {
+        try container.decodeIfPresent(Int.self, forKey: AnyCodingKey(stringValue: $0))
+      }
     }
   }
 
