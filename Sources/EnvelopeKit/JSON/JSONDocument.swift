@@ -330,39 +330,51 @@ struct KeyCursor {
 // MARK: - Escapes
 
 /// Decodes the contents of a string whose escapes the scanner already validated.
+///
+/// Written straight into the new string's storage (never longer than the escaped text), with
+/// no intermediate array: pays on twitter.json, whose texts and URLs are escaped.
 func unescape(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-  var output: [UInt8] = []
-  output.reserveCapacity(bytes.count)
-  var i = 0
-  while i < bytes.count {
-    let byte = bytes[i]
-    guard byte == ASCII.backslash, i + 1 < bytes.count else {
-      output.append(byte)
-      i += 1
-      continue
-    }
-    let escape = bytes[i + 1]
-    i += 2
-    switch escape {
-    case ASCII.lowerB: output.append(0x08)
-    case ASCII.lowerF: output.append(0x0C)
-    case ASCII.lowerN: output.append(ASCII.newline)
-    case ASCII.lowerR: output.append(ASCII.carriageReturn)
-    case ASCII.lowerT: output.append(ASCII.tab)
-    case ASCII.lowerU:
-      var scalarValue = UInt32(readHex4(bytes, at: i))
-      i += 4
-      if UTF16.isLeadSurrogate(UInt16(truncatingIfNeeded: scalarValue)), i + 6 <= bytes.count {
-        let trail = UInt32(readHex4(bytes, at: i + 2))
-        scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (trail - 0xDC00)
-        i += 6
+  String(unsafeUninitializedCapacity: bytes.count) { output in
+    var written = 0
+    var i = 0
+    while i < bytes.count {
+      let byte = bytes[i]
+      guard byte == ASCII.backslash, i + 1 < bytes.count else {
+        output[written] = byte
+        written += 1
+        i += 1
+        continue
       }
-      let scalar = Unicode.Scalar(scalarValue) ?? "\u{FFFD}"
-      output.append(contentsOf: UTF8.encode(scalar) ?? [])
-    default: output.append(escape)
+      let escape = bytes[i + 1]
+      i += 2
+      let simple: UInt8
+      switch escape {
+      case ASCII.lowerB: simple = 0x08
+      case ASCII.lowerF: simple = 0x0C
+      case ASCII.lowerN: simple = ASCII.newline
+      case ASCII.lowerR: simple = ASCII.carriageReturn
+      case ASCII.lowerT: simple = ASCII.tab
+      case ASCII.lowerU:
+        var scalarValue = UInt32(readHex4(bytes, at: i))
+        i += 4
+        if UTF16.isLeadSurrogate(UInt16(truncatingIfNeeded: scalarValue)), i + 6 <= bytes.count {
+          let trail = UInt32(readHex4(bytes, at: i + 2))
+          scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (trail - 0xDC00)
+          i += 6
+        }
+        // At most 4 bytes from at least 6 escaped ones: always within the capacity.
+        UTF8.encode(Unicode.Scalar(scalarValue) ?? "\u{FFFD}") { unit in
+          output[written] = unit
+          written += 1
+        }
+        continue
+      default: simple = escape
+      }
+      output[written] = simple
+      written += 1
     }
+    return written
   }
-  return String(decoding: output, as: UTF8.self)
 }
 
 private func readHex4(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt16 {
@@ -373,15 +385,6 @@ private func readHex4(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UIn
     i += 1
   }
   return value
-}
-
-extension UTF8 {
-  /// The UTF-8 bytes of one scalar.
-  fileprivate static func encode(_ scalar: Unicode.Scalar) -> [UInt8]? {
-    var result: [UInt8] = []
-    UTF8.encode(scalar) { result.append($0) }
-    return result
-  }
 }
 
 /// Entry points for the benchmark executable; not API.

@@ -223,3 +223,19 @@ import Testing
     }
   }
 }
+
+@Suite struct EscapeTests {
+  @Test func everyEscapeDecodesAsFoundationDecodesIt() throws {
+    let texts = [
+      #"\b\f\n\r\t\"\\\/"#, #"caf\u00e9"#, #"\ud83d\ude00 smile"#, #"nul\u0000l"#,
+      #"http:\/\/example.com\/a"#, #"\u00e9\u4e2d\ud800\udc00"#, #"plain"#, #"end\\"#,
+    ]
+    for text in texts {
+      let json = Data(#"[""#.utf8) + Data(text.utf8) + Data(#""]"#.utf8)
+      let ours = try LenientDecoder(policy: .strict).decode([String].self, from: json)
+      let foundation = try JSONDecoder().decode([String].self, from: json)
+      #expect(ours == foundation, "\(text)")
+      #expect(try JSON(data: json)["0"]?.stringValue == foundation.first)
+    }
+  }
+}
