@@ -13,6 +13,9 @@ final class DecoderImpl: Decoder {
   let recorder: ReportRecorder
   private(set) var position: DecodingPosition
   private var traitCache: [ObjectIdentifier: TypeTraits]
+  @exclusivity(unchecked) private var lastTraits: (id: ObjectIdentifier?, traits: TypeTraits?) = (
+    nil, nil
+  )
   private let stack: StackGuard
   /// Set when the decode must stop whatever the policy (the stack guard tripped): lenient
   /// recovery points rethrow instead of dropping or nulling.
@@ -43,11 +46,11 @@ final class DecoderImpl: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
   /// Runs `body` with the decoder at `position`, then restores the previous position.
+  /// Positions are moved in and out (swapped), not copied: a copy retains what they hold.
   @inline(__always)
-  func with<R>(_ position: DecodingPosition, _ body: () throws -> R) rethrows -> R {
-    let saved = self.position
-    self.position = position
-    defer { self.position = saved }
+  func with<R>(_ position: consuming DecodingPosition, _ body: () throws -> R) rethrows -> R {
+    swap(&self.position, &position)
+    defer { swap(&self.position, &position) }
     return try body()
   }
 
@@ -94,7 +97,7 @@ final class DecoderImpl: Decoder {
     {
       return try declaredOrDecoded(type, traits, at: position)
     }
-    return try decoded(type, traits, at: position)
+    return try decoded(type, traits, at: consume position)
   }
 
   /// The declared initial value when it is a `T`, else the decode. Apart from `unbox` so that
@@ -113,12 +116,11 @@ final class DecoderImpl: Decoder {
   /// A special type, or `init(from:)` with the decoder at `position`.
   @inline(__always)
   private func decoded<T: Decodable>(
-    _ type: T.Type, _ traits: TypeTraits, at position: DecodingPosition
+    _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
   ) throws -> T {
     if let special = traits.special, handles(special) {
       return try unboxSpecial(type, special, at: position)
     }
-    var position = position
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
     if leniency.usesDefaultCases, let defaultable = traits.caseDefaultable {
@@ -233,7 +235,12 @@ final class DecoderImpl: Decoder {
   @inline(__always)
   func traits(of type: Any.Type) -> TypeTraits {
     let id = ObjectIdentifier(type)
-    if let cached = traitCache[id] { return cached }
+    // The last type asked for, before hashing: an array's elements ask for the same one.
+    if id == lastTraits.id, let traits = lastTraits.traits { return traits }
+    if let cached = traitCache[id] {
+      lastTraits = (id, cached)
+      return cached
+    }
     let traits = TypeTraits(type, keyMappings: options.decoder.keyMappings.mappings(for: type))
     traitCache[id] = traits
     return traits
