@@ -172,33 +172,8 @@ final class JSONDocument: @unchecked Sendable {
   /// for byte, is searched comparing `String`s, still in order so that the first occurrence wins.
   @inline(__always)
   func valueIndex(forKey key: String, inObject object: Int) -> Int? {
-    if tokens[object].flags.contains(.hasNonASCIIKeys) {
-      return canonicalValueIndex(forKey: key, inObject: object)
-    }
-    var key = key
-    var keyIsASCII = true
-    let found: Int? = key.withUTF8 { keyBytes in
-      let length = UInt32(keyBytes.count)
-      // A nil base address means an empty buffer, where the length check alone decides.
-      guard let base = bytes.baseAddress else { return nil }
-      let keyBase = keyBytes.baseAddress
-      var child = object + 1
-      let end = Int(tokens[object].next)
-      while child < end {
-        let token = tokens[child]
-        if token.end &- token.start == length,
-          length == 0
-            || keyBase.map({ memcmp(base + Int(token.start), $0, Int(length)) == 0 }) == true
-        {
-          return child + 1
-        }
-        child = Int(tokens[child + 1].next)
-      }
-      keyIsASCII = !keyBytes.contains { $0 >= 0x80 }
-      return nil
-    }
-    if found != nil || keyIsASCII { return found }
-    return canonicalValueIndex(forKey: key, inObject: object)
+    var cursor = KeyCursor(object: object)
+    return valueIndex(forKey: key, inObject: object, cursor: &cursor)
   }
 
   /// `valueIndex(forKey:inObject:)` for a container that looks up many keys in one object:

@@ -6,18 +6,6 @@ import Testing
 /// The fast float paths (Clinger, Eisel-Lemire) against `Double(String)` (correctly rounded):
 /// every lexeme must give the same bits, or the same refusal.
 @Suite struct DoubleParsingTests {
-  /// A deterministic generator, so a failure names a lexeme that reproduces.
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   func parsed(_ text: String) -> Double? {
     var text = text
     return text.withUTF8 { try? NumberParsing.double($0, allowsUnderflow: true).get() }
@@ -49,7 +37,7 @@ import Testing
   }
 
   @Test func randomLexemesMatchDoubleFromText() {
-    var random = SplitMix(state: 0xE17E_10FE)
+    var random = SeededGenerator(state: 0xE17E_10FE)
     for round in 0..<200_000 {
       let digits = Int.random(in: 1...19, using: &random)
       var mantissa = String(UInt64.random(in: 1...UInt64.max, using: &random))

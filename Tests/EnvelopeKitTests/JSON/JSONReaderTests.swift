@@ -207,7 +207,7 @@ import Testing
   }
 
   @Test func randomObjectsAndOrdersAgreeWithFoundation() throws {
-    var random = DoubleParsingTests.SplitMix(state: 0x0B1E_C7ED)
+    var random = SeededGenerator(state: 0x0B1E_C7ED)
     // Keys chosen to collide in length, first and last byte, so the filter says "maybe".
     let names = ["a", "b", "ab", "ba", "aab", "abb", "id", "is", "name", "nave", ""]
     for _ in 0..<2_000 {
