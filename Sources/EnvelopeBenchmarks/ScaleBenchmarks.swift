@@ -92,13 +92,7 @@ func scalePayload(bytes: Int) -> Data {
 // MARK: - Peak memory, one child process per decoder
 
 /// VmHWM (peak resident) from /proc (Linux); nil elsewhere.
-func peakResidentBytes() -> Int? {
-  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-    let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-  else { return nil }
-  return kilobytes * 1024
-}
+func peakResidentBytes() -> Int? { processStatusBytes("VmHWM") }
 
 /// `--memory-child NAME BYTES`: builds the payload, resets the peak, decodes once with NAME and
 /// prints `input peak` (bytes). The peak counts the input, which both decoders need.

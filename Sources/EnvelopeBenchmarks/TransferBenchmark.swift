@@ -17,14 +17,17 @@ struct BytesTarget: TargetType {
   var timeout: TimeInterval { 120 }
 }
 
-/// VmRSS from /proc (Linux); 0 elsewhere.
-func residentBytes() -> Int {
+/// A size field of /proc/self/status (`VmRSS`, `VmHWM`) in bytes; nil off Linux.
+func processStatusBytes(_ field: String) -> Int? {
   guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+    let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
     let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
-  else { return 0 }
+  else { return nil }
   return kilobytes * 1024
 }
+
+/// VmRSS (Linux); 0 elsewhere.
+func residentBytes() -> Int { processStatusBytes("VmRSS") ?? 0 }
 
 func transferBenchmark() async throws {
   let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
