@@ -12,6 +12,12 @@
 /// could overflow a small thread stack (512 KB on Apple platforms' secondary threads) whatever
 /// `maxDepth` says. The guard reads the thread's stack bounds once per decode and, before each
 /// nested container, checks that at least `reserve` bytes remain; otherwise the decode throws.
+///
+/// Under AddressSanitizer with fake stacks (`detect_stack_use_after_return`, on by default in
+/// recent toolchains) locals live on the heap, so the guard cannot see the depth and refuses at
+/// once ("nested too deeply ... depth 0"): run sanitised tests with
+/// `ASAN_OPTIONS=detect_stack_use_after_return=0`. Treating such frames as having room instead
+/// was tried: the real stack still overflows on deep input, so refusing is the safe side.
 struct StackGuard {
   /// The lowest address a nested decode may start at; 0 when the bounds are unknown.
   private let floor: UInt
