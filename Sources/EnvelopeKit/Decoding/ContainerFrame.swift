@@ -92,17 +92,9 @@ class ContainerFrame {
     parent: ContainerFrame, key: AnyCodingKey?, document: JSONDocument,
     fallbacks: [String: Any]? = nil
   ) {
-    guard let key else {
-      self.parent = parent.parent
-      self.key = parent.key
-      depth = parent.depth
-      self.document = document
-      self.fallbacks = fallbacks
-      return
-    }
-    self.parent = parent
-    self.key = key
-    depth = parent.depth + 1
+    self.parent = key == nil ? parent.parent : parent
+    self.key = key ?? parent.key
+    depth = key == nil ? parent.depth : parent.depth + 1
     self.document = document
     self.fallbacks = fallbacks
   }

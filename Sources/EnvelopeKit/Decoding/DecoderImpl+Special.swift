@@ -128,18 +128,13 @@ extension Dictionary: DecodableStringDictionary where Key == String, Value: Deco
 extension DecoderImpl {
   /// Decodes an array element or dictionary value and hands it to `keep`; an unusable one is
   /// dropped (reported) instead. A callback rather than a `T?` result: naming `T?` costs a
-  /// metadata lookup per element in this unspecialised code.
+  /// metadata lookup per element in this unspecialised code (`recovering` returns `Void?`).
   @inline(__always)
   func element<T: Decodable>(
     _ type: T.Type, at position: DecodingPosition, _ keep: (consuming T) -> Void
   ) throws {
     guard leniency.dropsElements else { return keep(try unbox(type, at: position)) }
-    let mark = recorder.mark
-    do {
-      keep(try unbox(type, at: position))
-    } catch {
-      if isAborting { throw error }
-      recorder.rollback(to: mark)
+    if try recovering({ keep(try unbox(type, at: position)) }) == nil {
       record(.dropped, at: position)
     }
   }
@@ -179,17 +174,8 @@ extension DecoderImpl {
     return result
   }
 
-  /// Whether the decoder decodes `special` itself under the options (Data and Date may be left
-  /// to their own `init(from:)`).
-  func handles(_ special: TypeTraits.Special) -> Bool {
-    if case .data = special, case .deferredToData = options.decoder.dataDecodingStrategy {
-      return false
-    }
-    return true
-  }
-
-  /// Decodes a special type (`handles(special)` is true). `T` is the type `special` was found
-  /// for, so each result is `T` reinterpreted, not cast.
+  /// Decodes a special type. `T` is the type `special` was found for, so each result is `T`
+  /// reinterpreted, not cast.
   func unboxSpecial<T: Decodable>(
     _ type: T.Type, _ special: TypeTraits.Special, at position: DecodingPosition
   ) throws -> T {
@@ -217,7 +203,7 @@ extension DecoderImpl {
     case .data:
       switch options.decoder.dataDecodingStrategy {
       case .deferredToData:
-        preconditionFailure("handles(_:) leaves Data to its own init(from:)")
+        return try with(position) { try type.init(from: self) }
       case .base64:
         let data = try fallingBack(Data(), at: position) { position in
           let text = try stringToParse(at: position)

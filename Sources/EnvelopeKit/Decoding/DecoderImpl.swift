@@ -13,9 +13,8 @@ final class DecoderImpl: Decoder {
   let recorder: ReportRecorder
   private(set) var position: DecodingPosition
   private var traitCache: [ObjectIdentifier: TypeTraits]
-  @exclusivity(unchecked) private var lastTraits: (id: ObjectIdentifier?, traits: TypeTraits?) = (
-    nil, nil
-  )
+  /// The traits asked for last, checked before hashing: an array's elements ask for the same.
+  @exclusivity(unchecked) private var lastTraits: TypeTraits?
   private let stack: StackGuard
   /// Set when the decode must stop whatever the policy (the stack guard tripped): lenient
   /// recovery points rethrow instead of dropping or nulling.
@@ -93,20 +92,20 @@ final class DecoderImpl: Decoder {
     // A declared initial value stands in for a missing or null value of any type but an
     // Optional (nil stays nil: strict decodes it so).
     if !traits.isOptional, leniency.fallsBack(at: position), position.isMissingOrNull,
-      position.declaredFallback != nil
+      let declared = position.declaredFallback
     {
-      return try declaredOrDecoded(type, traits, at: position)
+      return try declaredOrDecoded(type, traits, declared, at: position)
     }
     return try decoded(type, traits, at: consume position)
   }
 
-  /// The declared initial value when it is a `T`, else the decode. Apart from `unbox` so that
-  /// its `T?` costs nothing when there is no declared value.
+  /// `declared` when it is a `T`, else the decode. Apart from `unbox` so that its `T?` costs
+  /// nothing when there is no declared value.
   @inline(never)
   private func declaredOrDecoded<T: Decodable>(
-    _ type: T.Type, _ traits: TypeTraits, at position: DecodingPosition
+    _ type: T.Type, _ traits: TypeTraits, _ declared: Any, at position: DecodingPosition
   ) throws -> T {
-    if let declared = position.declaredFallback as? T {
+    if let declared = declared as? T {
       record(.defaulted, at: position)
       return declared
     }
@@ -118,9 +117,7 @@ final class DecoderImpl: Decoder {
   private func decoded<T: Decodable>(
     _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
   ) throws -> T {
-    if let special = traits.special, handles(special) {
-      return try unboxSpecial(type, special, at: position)
-    }
+    if let special = traits.special { return try unboxSpecial(type, special, at: position) }
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
     if leniency.usesDefaultCases, let defaultable = traits.caseDefaultable {
@@ -235,14 +232,15 @@ final class DecoderImpl: Decoder {
   @inline(__always)
   func traits(of type: Any.Type) -> TypeTraits {
     let id = ObjectIdentifier(type)
-    // The last type asked for, before hashing: an array's elements ask for the same one.
-    if id == lastTraits.id, let traits = lastTraits.traits { return traits }
+    if let last = lastTraits, last.id == id { return last }
+    let traits: TypeTraits
     if let cached = traitCache[id] {
-      lastTraits = (id, cached)
-      return cached
+      traits = cached
+    } else {
+      traits = TypeTraits(type, keyMappings: options.decoder.keyMappings.mappings(for: type))
+      traitCache[id] = traits
     }
-    let traits = TypeTraits(type, keyMappings: options.decoder.keyMappings.mappings(for: type))
-    traitCache[id] = traits
+    lastTraits = traits
     return traits
   }
 

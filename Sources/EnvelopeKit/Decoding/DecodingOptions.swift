@@ -81,6 +81,8 @@ final class TypeTraits {
     case date, decimal, url, data
   }
 
+  /// The type's identity, the cache key.
+  let id: ObjectIdentifier
   let special: Special?
   let isOptional: Bool
   let isRawRepresentable: Bool
@@ -91,6 +93,7 @@ final class TypeTraits {
   let keyMappings: [String: KeyMapping]?
 
   init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
+    id = ObjectIdentifier(type)
     self.keyMappings = keyMappings
     if let optional = type as? any DecodableOptional.Type {
       special = .optional(optional)

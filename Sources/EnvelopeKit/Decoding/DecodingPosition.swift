@@ -49,11 +49,10 @@ struct DecodingPosition {
     return copy
   }
 
-  /// The frame of a container made at this value (allocates), reading `document` (an embedded
-  /// document, for JSON held in a string) with the given initial values.
-  func frame(document: JSONDocument? = nil, fallbacks: [String: Any]? = nil) -> ContainerFrame {
-    ContainerFrame(
-      parent: parent, key: key, document: document ?? parent.document, fallbacks: fallbacks)
+  /// The frame of a container made at this value (allocates), reading `document` (this one,
+  /// or an embedded document for JSON held in a string).
+  func frame(document: JSONDocument) -> ContainerFrame {
+    ContainerFrame(parent: parent, key: key, document: document)
   }
 
   /// The coding path of this value.

@@ -231,13 +231,7 @@ final class JSONDocument: @unchecked Sendable {
 
   /// The slow pass of `valueIndex`: keys compared as `String`s.
   private func canonicalValueIndex(forKey key: String, inObject object: Int) -> Int? {
-    var child = object + 1
-    let end = Int(tokens[object].next)
-    while child < end {
-      if string(child) == key { return child + 1 }
-      child = Int(tokens[child + 1].next)
-    }
-    return nil
+    members(of: object).first { string($0.key) == key }?.value
   }
 
   /// The members of the object at `object` as (key token, value token) pairs, in order.
@@ -266,7 +260,7 @@ struct KeyCursor {
   var member: Int
   /// A 256-bit Bloom filter of the keys of every member before `member`: a clear bit proves a
   /// key is not among them.
-  private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+  private var seen = SIMD4<UInt64>()
 
   /// A cursor at the first member of the object at token `object`.
   init(object: Int) { member = object + 1 }
@@ -280,26 +274,10 @@ struct KeyCursor {
   }
 
   @inline(__always)
-  func mayContain(_ bit: Int) -> Bool {
-    let mask: UInt64 = 1 << UInt64(bit & 63)
-    switch bit >> 6 {
-    case 0: return seen.0 & mask != 0
-    case 1: return seen.1 & mask != 0
-    case 2: return seen.2 & mask != 0
-    default: return seen.3 & mask != 0
-    }
-  }
+  func mayContain(_ bit: Int) -> Bool { seen[bit >> 6] & 1 << UInt64(bit & 63) != 0 }
 
   @inline(__always)
-  mutating func insert(_ bit: Int) {
-    let mask: UInt64 = 1 << UInt64(bit & 63)
-    switch bit >> 6 {
-    case 0: seen.0 |= mask
-    case 1: seen.1 |= mask
-    case 2: seen.2 |= mask
-    default: seen.3 |= mask
-    }
-  }
+  mutating func insert(_ bit: Int) { seen[bit >> 6] |= 1 << UInt64(bit & 63) }
 }
 
 // MARK: - Escapes

@@ -153,19 +153,36 @@ struct JSONScanner {
   /// Skips whitespace, indentation eight spaces at a time (pretty-printed payloads such as
   /// twitter.json indent every line).
   private mutating func skipWhitespaceRun() {
-    let eightSpaces: UInt64 = 0x2020_2020_2020_2020
     while index < bytes.count {
       switch bytes[index] {
       case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab:
         index += 1
-        guard let base = bytes.baseAddress else { continue }
-        while bytes.count - index >= 8,
-          UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == eightSpaces
-        {
-          index += 8
+        // Marks every byte that is not a space (no carry leaves a byte).
+        skipEightAtATime { word in
+          let other = word ^ 0x2020_2020_2020_2020
+          return ((other & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | other
         }
       default: return
       }
+    }
+  }
+
+  /// Advances `index` eight bytes at a time until `marks` flags a byte of the word (sets its
+  /// high bit), then to the first flagged byte; within the last seven bytes of the input it
+  /// stops and leaves them to the caller's byte loop. `marks` may flag bytes above a flagged one
+  /// (borrows and carries run upwards), never below, so the lowest flag is exact.
+  @inline(__always)
+  private mutating func skipEightAtATime(until marks: (UInt64) -> UInt64) {
+    guard let base = bytes.baseAddress else { return }
+    while bytes.count - index >= 8 {
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let flagged = marks(word) & 0x8080_8080_8080_8080
+      if flagged != 0 {
+        index += flagged.trailingZeroBitCount >> 3
+        return
+      }
+      index += 8
     }
   }
 
@@ -229,22 +246,8 @@ struct JSONScanner {
   /// Skips the digits at `index`, eight at a time: canada.json's coordinates have 15 to 17.
   @inline(__always)
   private mutating func skipDigits() {
-    if let base = bytes.baseAddress {
-      while bytes.count - index >= 8 {
-        let word = UInt64(
-          littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-        // A byte's high bit is set in one term or the other unless it is 0x30...0x39; carries
-        // and borrows only reach bytes above a flagged one, so the lowest flag is exact.
-        let flagged =
-          ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030))
-          & 0x8080_8080_8080_8080
-        if flagged != 0 {
-          index += flagged.trailingZeroBitCount >> 3
-          return
-        }
-        index += 8
-      }
-    }
+    // A byte stays unflagged only if it is 0x30...0x39.
+    skipEightAtATime { ($0 &+ 0x4646_4646_4646_4646) | ($0 &- 0x3030_3030_3030_3030) }
     while index < bytes.count && isDigit(bytes[index]) { index += 1 }
   }
 
@@ -282,29 +285,17 @@ struct JSONScanner {
   }
 
   /// Skips string bytes that need no attention (ASCII, not a quote, backslash or control
-  /// character) eight at a time; stops at or a few bytes before the first one that does. Pays on
-  /// twitter.json and the reader rows, where string bytes dominate.
+  /// character) eight at a time. Pays on twitter.json and the reader rows, where string bytes
+  /// dominate.
   @inline(__always)
   private mutating func skipPlainASCII() {
-    guard let base = bytes.baseAddress else { return }
     let ones: UInt64 = 0x0101_0101_0101_0101
-    let highBits: UInt64 = 0x8080_8080_8080_8080
-    while bytes.count - index >= 8 {
-      let word = UInt64(
-        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      // A byte's high bit is set in each term when the byte is a quote, a backslash, below
-      // 0x20 or non-ASCII. Borrows can flag bytes above a flagged one, never below, so the
-      // lowest flag is exact.
+    // Flags quotes, backslashes, bytes below 0x20 and non-ASCII bytes.
+    skipEightAtATime { word in
       let quotes = word ^ (ones &* UInt64(ASCII.quote))
       let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-      let flagged =
-        ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes
-          | (word &- ones &* 0x20) & ~word | word) & highBits
-      if flagged != 0 {
-        index += flagged.trailingZeroBitCount >> 3
-        return
-      }
-      index += 8
+      return (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes
+        | (word &- ones &* 0x20) & ~word | word
     }
   }
 
