@@ -10,6 +10,8 @@ import Foundation
 /// in between everything is read-only, so sharing across threads cannot race.
 final class JSONDocument: @unchecked Sendable {
   let tokens: UnsafeBufferPointer<JSONToken>
+  /// The capacity of the tape's buffer, for `SpareTape.giveBack`.
+  private let tapeCapacity: Int
   /// The input, behind a pointer so that `scanning` can swap a borrowed input for an owned
   /// copy; a `let`, so reading it costs no exclusivity check.
   private let input: UnsafeMutablePointer<Input>
@@ -48,7 +50,9 @@ final class JSONDocument: @unchecked Sendable {
     var scanner = JSONScanner(
       bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
     do {
-      tokens = UnsafeBufferPointer(try scanner.scan())
+      let tape = try scanner.scan()
+      tokens = UnsafeBufferPointer(tape.tokens)
+      tapeCapacity = tape.capacity
     } catch {
       if isOwned { bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() } }
       throw error
@@ -114,7 +118,9 @@ final class JSONDocument: @unchecked Sendable {
     }
     input.deinitialize(count: 1)
     input.deallocate()
-    tokens.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+    tokens.baseAddress.map {
+      SpareTape.giveBack(UnsafeMutablePointer(mutating: $0), capacity: tapeCapacity)
+    }
   }
 
   // MARK: - Token access

@@ -26,8 +26,11 @@ struct JSONScanner {
 
   /// Scans the whole input. Throws `JSONReaderError` on the first problem.
   ///
-  /// - Returns: the tape, in a buffer the caller now owns and must deallocate.
-  mutating func scan() throws(JSONReaderError) -> UnsafeMutableBufferPointer<JSONToken> {
+  /// - Returns: the tape and its buffer's capacity; the caller now owns the buffer and gives it
+  ///   back with `SpareTape.giveBack`.
+  mutating func scan() throws(JSONReaderError) -> (
+    tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int
+  ) {
     do {
       try scanValues()
       return tokens.handOver()
@@ -382,9 +385,9 @@ private struct TokenBuffer {
   private var capacity: Int
   private(set) var count = 0
 
+  /// Starts from the thread's spare tape when it holds `capacity` tokens (see `SpareTape`).
   init(capacity: Int) {
-    self.capacity = capacity
-    base = .allocate(capacity: capacity)
+    (base, self.capacity) = SpareTape.take(minimumCapacity: capacity)
   }
 
   @inline(__always)
@@ -408,12 +411,13 @@ private struct TokenBuffer {
     capacity *= 2
   }
 
-  /// The tokens so far; the caller owns the buffer from here on.
-  func handOver() -> UnsafeMutableBufferPointer<JSONToken> {
-    UnsafeMutableBufferPointer(start: base, count: count)
+  /// The tokens so far and the buffer's capacity; the caller owns the buffer from here on and
+  /// gives it back with `SpareTape.giveBack`.
+  func handOver() -> (tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int) {
+    (UnsafeMutableBufferPointer(start: base, count: count), capacity)
   }
 
-  func deallocate() { base.deallocate() }
+  func deallocate() { SpareTape.giveBack(base, capacity: capacity) }
 }
 
 /// The value of an ASCII hex digit, or nil.

@@ -157,6 +157,78 @@ import Testing
   }
 }
 
+/// A thread's next scan reuses the tape buffer of its last freed document (see `SpareTape`);
+/// a buffer is never in two live documents at once.
+@Suite struct SpareTapeTests {
+  static let text = #"{"name":"spare","numbers":[1,2,3],"nested":{"a":[true,false,null]}}"#
+
+  /// Scans `text` on the current thread and returns the tape's address and token count.
+  static func tapeAddress(_ text: String) throws -> (UnsafeRawPointer?, Int) {
+    try JSONDocument.scanning(Data(text.utf8), maxDepth: 8) {
+      (UnsafeRawPointer($0.tokens.baseAddress), $0.tokens.count)
+    }
+  }
+
+  @Test func theNextScanOnAThreadReusesTheFreedTape() throws {
+    let (first, count) = try Self.tapeAddress(Self.text)
+    // A block of the tape's size held in between: malloc alone would have handed the freed
+    // tape to it, and given the next scan another address.
+    let inBetween = UnsafeMutablePointer<JSONToken>.allocate(capacity: 16)
+    defer { inBetween.deallocate() }
+    let (second, again) = try Self.tapeAddress(Self.text)
+    #expect(first != nil && first == second)
+    #expect(count == again && count == 15)
+  }
+
+  @Test func twoLiveDocumentsNeverShareATape() throws {
+    let data = Data(Self.text.utf8)
+    let outer = try JSONDocument.scanning(data, maxDepth: 8) { outer in
+      try JSONDocument.scanning(data, maxDepth: 8) { inner in
+        #expect(outer.tokens.baseAddress != inner.tokens.baseAddress)
+        return outer
+      }
+    }
+    // The escaped document kept its tape: a new scan must get another buffer.
+    let (next, _) = try Self.tapeAddress(Self.text)
+    #expect(next != UnsafeRawPointer(outer.tokens.baseAddress))
+    #expect(JSON(document: outer, index: 0)["nested"]?["a"]?[[1]] == .bool(false))
+  }
+
+  @Test func aTapeTooLargeToKeepIsFreedAndASmallerOneIsNotReplaced() throws {
+    // Fills this thread's slot with a small tape first.
+    let (small, _) = try Self.tapeAddress(Self.text)
+    let large = "[" + String(repeating: "1,", count: SpareTape.largestKept * 6) + "1]"
+    let (big, count) = try Self.tapeAddress(large)
+    #expect(count == SpareTape.largestKept * 6 + 2)
+    #expect(big != small)
+    // The large tape went back to malloc; the small spare is still there.
+    let taken = SpareTape.take(minimumCapacity: 1)
+    #expect(UnsafeRawPointer(taken.base) == small)
+    SpareTape.giveBack(taken.base, capacity: taken.capacity)
+  }
+
+  @Test func parallelDecodesEachGetTheirOwnTape() async throws {
+    struct Model: Decodable, Equatable {
+      var name: String
+      var numbers: [Int]
+    }
+    let results = try await withThrowingTaskGroup(of: Model.self) { group in
+      for index in 0..<64 {
+        group.addTask {
+          let json = #"{"name":"task \#(index)","numbers":[\#(index),\#(index * 2)]}"#
+          return try LenientDecoder().decode(Model.self, from: Data(json.utf8))
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(results.count == 64)
+    for model in results {
+      let index = try #require(Int(model.name.dropFirst(5)))
+      #expect(model.numbers == [index, index * 2])
+    }
+  }
+}
+
 /// Keyed lookups start where the last one ended; the first occurrence of a key must still win,
 /// whatever order the keys are asked in. Checked against Foundation's `JSONDecoder`.
 @Suite struct KeyLookupOrderTests {
