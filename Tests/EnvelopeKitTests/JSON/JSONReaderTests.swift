@@ -157,6 +157,47 @@ import Testing
   }
 }
 
+/// The reader's UTF-8 check against the standard library's, on random strings built mostly of
+/// lead and continuation bytes (the ranges where overlong forms, surrogates and code points past
+/// U+10FFFF hide), at every alignment and near the end of the input.
+@Suite struct UTF8ValidationTests {
+  static let pieces: [UInt8] = [
+    0x41, 0x7E, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xE3,
+    0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+  ]
+
+  @Test func acceptsExactlyWhatTheStandardLibraryAccepts() throws {
+    var generator = SeededGenerator(state: 0x5EED_0F_07F8)
+    var accepted = 0
+    for _ in 0..<20_000 {
+      // Valid text of one- to four-byte scalars, then, in most cases, one byte replaced by a
+      // piece from the edges of the ranges.
+      var text: [UInt8] = []
+      for _ in 0..<Int.random(in: 1...6, using: &generator) {
+        let bounds: [UInt32] = [0x7F, 0x7FF, 0xFFFF, 0x10_FFFF]
+        let bound = bounds[Int.random(in: 0..<4, using: &generator)]
+        let value = UInt32.random(in: 0x20...bound, using: &generator)
+        let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+        if scalar != "\"" && scalar != "\\" { text += Array(String(scalar).utf8) }
+      }
+      if !text.isEmpty && Int.random(in: 0..<4, using: &generator) != 0 {
+        let piece = Self.pieces.randomElement(using: &generator) ?? 0x41
+        text[Int.random(in: 0..<text.count, using: &generator)] = piece
+      }
+      let valid = String(validating: text, as: UTF8.self) != nil
+      let json = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
+      let result = Result { try JSON(data: Data(json), maxDepth: 4) }
+      #expect(((try? result.get()) != nil) == valid, "\(text.map { String($0, radix: 16) })")
+      if valid {
+        accepted += 1
+        #expect(try result.get().stringValue == String(decoding: text, as: UTF8.self))
+      }
+    }
+    // Both outcomes are exercised.
+    #expect(accepted > 4_000 && accepted < 16_000)
+  }
+}
+
 /// A thread's next scan reuses the tape buffer of its last freed document (see `SpareTape`);
 /// a buffer is never in two live documents at once.
 @Suite struct SpareTapeTests {
