@@ -9,11 +9,11 @@
 /// One spare tape buffer per thread, reused by the next scan on that thread.
 ///
 /// A tape is the reader's largest buffer (16 bytes a token; 0.9-2.7x the input). Allocated
-/// afresh for every scan, it was a large `malloc` that glibc serves with pages the kernel maps
-/// and zeroes on first touch: in a `perf` profile of the whole benchmark run, page faults were a
-/// fifth of the scanner's samples, and the reader-alone rows fell from about 1.1 GB/s (scans in
-/// a loop) to 0.86-0.94 GB/s (scans between other work). A scan now takes the thread's spare
-/// buffer when it is large enough, and a document gives its buffer back when it is freed.
+/// afresh for every scan, it cost a large `malloc` (glibc maps it fresh past its threshold: 22
+/// minor page faults per twitter.json scan, counted with `getrusage`) and cold memory. A scan
+/// now takes the thread's spare buffer when it is large enough, and a document gives its buffer
+/// back when it is freed: reader-alone rows +3-5% in full benchmark runs (twitter.json 1.19 ->
+/// 1.25 GB/s, citm_catalog.json 1.40 -> 1.44, canada.json 1.06 -> 1.11).
 ///
 /// The spare is freed when its thread ends. Tapes of more than `largestKept` tokens go back to
 /// `malloc`, so a thread never keeps a large document's tape alive.
