@@ -25,11 +25,11 @@ enum SpareTape {
   /// is large enough, otherwise a new one.
   static func take(minimumCapacity: Int) -> (base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if let slot = slot(), let base = slot.pointee.base {
-        if slot.pointee.capacity >= minimumCapacity {
-          slot.pointee.base = nil
-          return (base, slot.pointee.capacity)
-        }
+      if let slot = slot(), let base = slot.pointee.base,
+        slot.pointee.capacity >= minimumCapacity
+      {
+        slot.pointee.base = nil
+        return (base, slot.pointee.capacity)
       }
     #endif
     return (.allocate(capacity: minimumCapacity), minimumCapacity)
@@ -55,7 +55,9 @@ enum SpareTape {
   }
 
   #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-    /// The thread-specific key; its destructor frees a thread's spare when the thread ends.
+    /// The thread-specific key; its destructor frees a thread's spare when the thread ends. (A
+    /// document freed by another key's destructor after that makes a new slot, which the system
+    /// destroys on its next pass over the keys.)
     private static let key: pthread_key_t? = {
       var key = pthread_key_t()
       return pthread_key_create(&key, { freeSpare($0) }) == 0 ? key : nil
