@@ -15,6 +15,11 @@ import Testing
     #expect(error.offset == 512)
     #expect(throws: JSONReaderError.self) { try parse("[[[1]]]", maxDepth: 2) }
     #expect(try parse("[[1]]", maxDepth: 2) == .array([.array([.number(JSONNumber(1))])]))
+    // Deeper than the scanner's first stack allocation (64), and back out.
+    let nested = String(repeating: "[", count: 300) + "7" + String(repeating: "]", count: 300)
+    var json = try parse(nested + " ")
+    for _ in 0..<300 { json = try #require(json.arrayValue?.first) }
+    #expect(json == .number(JSONNumber(7)))
   }
 
   @Test(arguments: [
