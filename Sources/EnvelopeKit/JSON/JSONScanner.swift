@@ -15,13 +15,13 @@ struct JSONScanner {
   private let maxDepth: Int
   private let allowsTrailingCommas: Bool
   private var index = 0
-  private var tokens: TokenBuffer
+  private var tokens: PlainBuffer<JSONToken>
 
   init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool = false) {
     self.bytes = bytes
     self.maxDepth = maxDepth
     self.allowsTrailingCommas = allowsTrailingCommas
-    tokens = TokenBuffer(capacity: max(16, bytes.count / 6))
+    tokens = .tape(capacity: max(16, bytes.count / 6))
   }
 
   /// Scans the whole input. Throws `JSONReaderError` on the first problem.
@@ -35,7 +35,7 @@ struct JSONScanner {
       try scanValues()
       return tokens.handOver()
     } catch {
-      tokens.deallocate()
+      tokens.giveBack()
       throw error
     }
   }
@@ -45,8 +45,9 @@ struct JSONScanner {
     if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
       index = 3
     }
-    var stack = OpenContainers()
-    defer { stack.deallocate() }
+    // Token indexes of the open containers, innermost last.
+    var stack = PlainBuffer<Int>(capacity: 64)
+    defer { stack.base.deallocate() }
     skipWhitespace()
     valueLoop: while true {
       // A value is expected at `index`.
@@ -426,70 +427,58 @@ struct JSONScanner {
   }
 }
 
-/// The token indexes of the open containers, innermost last: a plain buffer, so a push or pop
-/// is a store and a count (an `Array` checked its uniqueness on each, 1.5% of canada.json's
-/// reader loop).
-private struct OpenContainers {
-  private var base: UnsafeMutablePointer<Int> = .allocate(capacity: 64)
-  private var capacity = 64
+/// A growing buffer of plain values, for the tape and the stack of open containers: appending
+/// is a capacity check and a store, removing the last a count. An `Array` also checked its
+/// uniqueness on each (as the container stack: canada reader loop +12%, citm +14%).
+private struct PlainBuffer<Element: BitwiseCopyable> {
+  private(set) var base: UnsafeMutablePointer<Element>
+  private(set) var capacity: Int
   private(set) var count = 0
 
-  /// The innermost open container, if any.
-  var last: Int? { count > 0 ? base[count - 1] : nil }
-
-  @inline(__always)
-  mutating func append(_ token: Int) {
-    if count == capacity {
-      let larger = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
-      larger.moveInitialize(from: base, count: count)
-      base.deallocate()
-      base = larger
-      capacity *= 2
-    }
-    base[count] = token
-    count += 1
+  init(base: UnsafeMutablePointer<Element>, capacity: Int) {
+    self.base = base
+    self.capacity = capacity
   }
 
-  @inline(__always)
-  mutating func removeLast() -> Int {
-    count -= 1
-    return base[count]
-  }
-
-  func deallocate() { base.deallocate() }
-}
-
-/// The tape while it grows: a plain buffer, so appending is a capacity check and a store (an
-/// `Array` also checked uniqueness per append), handed to `JSONDocument` without a copy.
-private struct TokenBuffer {
-  private var base: UnsafeMutablePointer<JSONToken>
-  private var capacity: Int
-  private(set) var count = 0
-
-  /// Starts from the thread's spare tape when it holds `capacity` tokens (see `SpareTape`).
-  init(capacity: Int) {
-    (base, self.capacity) = SpareTape.take(minimumCapacity: capacity)
-  }
+  init(capacity: Int) { self.init(base: .allocate(capacity: capacity), capacity: capacity) }
 
   @inline(__always)
-  mutating func append(_ token: JSONToken) {
+  mutating func append(_ element: Element) {
     if count == capacity { grow() }
-    (base + count).initialize(to: token)
+    (base + count).initialize(to: element)
     count += 1
   }
 
   @inline(__always)
-  subscript(index: Int) -> JSONToken {
+  subscript(index: Int) -> Element {
     get { base[index] }
     set { base[index] = newValue }
   }
 
+  /// The last element, if any.
+  var last: Element? { count > 0 ? base[count - 1] : nil }
+
+  @inline(__always)
+  mutating func removeLast() -> Element {
+    count -= 1
+    return base[count]
+  }
+
   private mutating func grow() {
-    let larger = UnsafeMutablePointer<JSONToken>.allocate(capacity: capacity * 2)
+    let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
     larger.moveInitialize(from: base, count: count)
     base.deallocate()
     base = larger
     capacity *= 2
+  }
+}
+
+/// The tape while it grows, handed to `JSONDocument` without a copy.
+extension PlainBuffer<JSONToken> {
+  /// Starts from the thread's spare tape when it holds `capacity` tokens (see `SpareTape`).
+  static func tape(capacity: Int) -> Self {
+    let (base, capacity) = SpareTape.take(minimumCapacity: capacity)
+    return Self(base: base, capacity: capacity)
   }
 
   /// The tokens so far and the buffer's capacity; the caller owns the buffer from here on and
@@ -498,7 +487,8 @@ private struct TokenBuffer {
     (UnsafeMutableBufferPointer(start: base, count: count), capacity)
   }
 
-  func deallocate() { SpareTape.giveBack(base, capacity: capacity) }
+  /// Gives the buffer back unused (the scan failed).
+  func giveBack() { SpareTape.giveBack(base, capacity: capacity) }
 }
 
 /// The value of an ASCII hex digit, or nil.
