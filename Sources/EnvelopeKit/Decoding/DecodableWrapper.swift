@@ -57,13 +57,28 @@ public struct OneOrMany<T: Decodable>: Decodable {
   /// - Parameter decoder: any decoder.
   /// - Throws: the errors of decoding `T`.
   public init(from decoder: any Decoder) throws {
-    if var container = try? decoder.unkeyedContainer() {
-      var values: [T] = []
-      while !container.isAtEnd { values.append(try container.decode(T.self)) }
-      self.values = values
+    // Asked of the value itself where the decoder can tell, so that a lenient decoder's
+    // one-element-array coercion never stands in for the single value strict reads.
+    let isArray: Bool
+    var container: (any UnkeyedDecodingContainer)?
+    if let source = decoder as? any JSONValueSource {
+      isArray = source.currentKindIsArray
     } else {
-      values = [try decoder.singleValueContainer().decode(T.self)]
+      do {
+        container = try decoder.unkeyedContainer()
+        isArray = true
+      } catch DecodingError.typeMismatch {
+        isArray = false
+      }
     }
+    guard isArray else {
+      values = [try decoder.singleValueContainer().decode(T.self)]
+      return
+    }
+    var elements = try container ?? decoder.unkeyedContainer()
+    var values: [T] = []
+    while !elements.isAtEnd { values.append(try elements.decode(T.self)) }
+    self.values = values
   }
 }
 

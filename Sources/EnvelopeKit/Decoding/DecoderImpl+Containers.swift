@@ -16,7 +16,7 @@ extension DecoderImpl {
   func objectValue(at position: DecodingPosition) throws -> ObjectValue {
     if let index = position.index {
       if position.document.kind(index) == .object { return (position.document, index) }
-      if leniency.coercesKinds, let embedded = embeddedDocument(at: position, kind: .object) {
+      if leniency.coercesKinds, let embedded = try embeddedDocument(at: position, kind: .object) {
         record(.coerced, at: position)
         return (embedded, 0)
       }
@@ -42,7 +42,7 @@ extension DecoderImpl {
       default:
         guard leniency.coercesKinds else { break }
         record(.coerced, at: position)
-        if let embedded = embeddedDocument(at: position, kind: .array) {
+        if let embedded = try embeddedDocument(at: position, kind: .array) {
           return ArrayElements(document: embedded, first: 1, count: embedded.count(0))
         }
         return ArrayElements(document: document, first: index, count: 1)
@@ -55,24 +55,27 @@ extension DecoderImpl {
     return ArrayElements(document: document, first: 0, count: 0)
   }
 
-  /// A document parsed from a string value that holds JSON of the given container kind.
+  /// A document parsed from a string value that holds JSON of the given container kind; nil
+  /// when the string holds something else.
   ///
   /// Its nesting counts against the same `maxDepth` as the outer document, so strings holding
-  /// arrays holding strings cannot nest without bound.
-  private func embeddedDocument(at position: DecodingPosition, kind: JSONToken.Kind)
+  /// arrays holding strings cannot nest without bound; past the limit the decode stops (a depth
+  /// error is never a fallback).
+  private func embeddedDocument(at position: DecodingPosition, kind: JSONToken.Kind) throws
     -> JSONDocument?
   {
     guard let index = position.index, position.document.kind(index) == .string else { return nil }
-    let remainingDepth = options.maxDepth - position.depth
-    guard remainingDepth > 0 else { return nil }
     let text = position.document.string(index)
     let opener: Character = kind == .object ? "{" : "["
     guard text.first(where: { !$0.isWhitespace }) == opener else { return nil }
+    let remainingDepth = options.maxDepth - position.depth
+    guard remainingDepth > 0 else { throw abort(deeperThan: options.maxDepth, at: position) }
     do {
       let document = try JSONDocument(
         data: Data(text.utf8), maxDepth: remainingDepth, allowsTrailingCommas: true)
       return document.kind(0) == kind ? document : nil
     } catch {
+      if case .tooDeep = error.reason { throw abort(deeperThan: options.maxDepth, at: position) }
       // Not JSON after all: the caller falls back and reports what it found.
       return nil
     }

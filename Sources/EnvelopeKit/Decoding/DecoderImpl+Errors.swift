@@ -102,6 +102,29 @@ extension DecoderImpl {
       DecodingError.Context(codingPath: position.codingPath, debugDescription: message))
   }
 
+  /// The `JSON` value at `position` (which has one); a value too deep to build stops the
+  /// decode, whatever the policy.
+  func json(at position: DecodingPosition) throws -> JSON {
+    do {
+      return try JSON(document: position.document, index: position.index ?? 0)
+    } catch {
+      isAborting = true
+      throw LenientDecoder.dataCorrupted(error, at: position.codingPath)
+    }
+  }
+
+  /// Stops the decode: the input nests deeper than `maxDepth` allows (held in a string that
+  /// the lenient policy reads as JSON).
+  func abort(deeperThan limit: Int, at position: DecodingPosition) -> DecodingError {
+    isAborting = true
+    return DecodingError.dataCorrupted(
+      DecodingError.Context(
+        codingPath: position.codingPath,
+        debugDescription:
+          "The JSON is nested too deeply: the string here holds JSON that nests past maxDepth (\(limit))."
+      ))
+  }
+
   /// Stops the decode: the input nests deeper than this thread's stack can decode.
   func abort(tooDeepAt position: DecodingPosition) -> DecodingError {
     isAborting = true

@@ -48,17 +48,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     _ path: @autoclosure () -> [any CodingKey]
   ) -> [String: Int]? {
     guard let object else { return nil }
-    let convert: ((String) -> String)?
-    switch strategy {
-    case .useDefaultKeys:
-      guard document.count(object) > tableThreshold else { return nil }
-      convert = nil
-    case .convertFromSnakeCase:
-      convert = convertFromSnakeCase
-    case .custom(let custom):
-      let base = path()
-      convert = { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
-    }
+    let convert = strategy.conversion(at: path())
+    if convert == nil, document.count(object) <= tableThreshold { return nil }
     var table: [String: Int] = [:]
     table.reserveCapacity(document.count(object))
     for member in document.members(of: object) {
@@ -333,6 +324,30 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
       parent: self, index: lookup(name: key.stringValue), key: key, type: Any.self)
     position.readsMissingAsNull = true
     return DecoderImpl(sharing: decoder, at: position)
+  }
+}
+
+extension LenientDecoder.KeyDecodingStrategy {
+  /// How a JSON key in the object at `path` becomes the key a model asks for; nil when keys are
+  /// used as they are.
+  func conversion(at path: @autoclosure () -> [any CodingKey]) -> ((String) -> String)? {
+    switch self {
+    case .useDefaultKeys:
+      return nil
+    case .convertFromSnakeCase:
+      return EnvelopeKit.convertFromSnakeCase
+    case .custom(let custom):
+      let base = path()
+      return { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
+    }
+  }
+}
+
+extension DecoderImpl {
+  /// A dictionary key (not a `String` one) as the key strategy turns it, as Foundation's keyed
+  /// container does.
+  func convertedKey(_ name: String, in frame: ContainerFrame) -> String {
+    options.decoder.keyDecodingStrategy.conversion(at: frame.path)?(name) ?? name
   }
 }
 

@@ -88,37 +88,96 @@ extension Array: DecodableArray where Element: Decodable {
   }
 }
 
-/// `[String: Value]`: keys are data, never rewritten by the key decoding strategy (as in
-/// Foundation); the first of duplicate keys wins.
-protocol DecodableStringDictionary {
+/// Dictionaries read from a JSON object, the way the standard library's `Dictionary` reads them
+/// (`String`, `Int` and `CodingKeyRepresentable` keys), value by value, so that an unusable value
+/// is dropped by the one rule for elements whatever the key type. `String` keys are data, never
+/// rewritten by the key decoding strategy (as in Foundation); other keys go through it, as
+/// through Foundation's keyed container. The first of duplicate keys wins.
+protocol DecodableDictionary {
+  /// Whether the decoder reads this dictionary itself (false: an array of alternating keys and
+  /// values, through `init(from:)`).
+  static var isReadFromObject: Bool { get }
   /// Decodes `Self`, handed back as `T` (the caller's generic name for `Self`).
   static func decodeDictionary<T>(
     _ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type
   ) throws -> T
 }
 
-extension Dictionary: DecodableStringDictionary where Key == String, Value: Decodable {
+/// A dictionary key as the standard library makes it: `intValue` when the text is an integer.
+private struct DictionaryKey: CodingKey {
+  let stringValue: String
+  let intValue: Int?
+  init(stringValue: String) {
+    self.stringValue = stringValue
+    intValue = Int(stringValue)
+  }
+  init(intValue: Int) {
+    stringValue = String(intValue)
+    self.intValue = intValue
+  }
+}
+
+extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable {
+  static var isReadFromObject: Bool {
+    Key.self == String.self || Key.self == Int.self || Key.self is any CodingKeyRepresentable.Type
+  }
+
   static func decodeDictionary<T>(
     _ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type
   ) throws -> T {
     unsafeBitCast(try decodeDictionary(decoder, at: position), to: T.self)
   }
 
+  /// The key for a member name, or the error the standard library throws for it.
+  private static func key(_ name: String, at frame: ContainerFrame) throws -> Key {
+    if Key.self == String.self { return unsafeBitCast(name, to: Key.self) }
+    let codingKey = DictionaryKey(stringValue: name)
+    let path = frame.path(with: AnyCodingKey(stringValue: name))
+    if Key.self == Int.self {
+      guard let int = codingKey.intValue else {
+        throw DecodingError.typeMismatch(
+          Int.self,
+          DecodingError.Context(
+            codingPath: path, debugDescription: "Expected Int key but found String key instead."))
+      }
+      return unsafeBitCast(int, to: Key.self)
+    }
+    guard let representable = Key.self as? any CodingKeyRepresentable.Type,
+      let key = representable.init(codingKey: codingKey) as? Key
+    else {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: path, debugDescription: "Could not convert key to type \(Key.self)"))
+    }
+    return key
+  }
+
   private static func decodeDictionary(_ decoder: DecoderImpl, at position: DecodingPosition)
-    throws -> [String: Value]
+    throws -> [Key: Value]
   {
     let object = try decoder.objectValue(at: position)
     guard let index = object.index else { return [:] }
     let document = object.document
     let frame = position.frame(document: document)
-    var result: [String: Value] = [:]
+    let convertsKeys = Key.self != String.self
+    var result: [Key: Value] = [:]
     result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {
-      let key = document.string(member.key)
-      guard result[key] == nil else { continue }
+      var name = document.string(member.key)
+      if convertsKeys { name = decoder.convertedKey(name, in: frame) }
       let value = DecodingPosition(
-        parent: frame, index: member.value, key: AnyCodingKey(stringValue: key),
+        parent: frame, index: member.value, key: AnyCodingKey(stringValue: name),
         allowsFallback: false, type: Value.self)
+      let key: Key
+      do {
+        key = try self.key(name, at: frame)
+      } catch {
+        // A key that is not a `Key`: strict throws as Foundation does; lenient drops the entry.
+        guard decoder.leniency.dropsElements else { throw error }
+        decoder.record(.dropped, at: value)
+        continue
+      }
+      guard result[key] == nil else { continue }
       try decoder.element(Value.self, at: value) { result[key] = $0 }
     }
     return result
@@ -299,6 +358,8 @@ extension DecoderImpl {
 }
 
 extension DecoderImpl: JSONValueSource {
+  var currentKindIsArray: Bool { position.kind == .array }
+
   /// The value at the current position as it is in the document; null for a missing value
   /// read as null, else a missing value is an error.
   func currentJSON() throws -> JSON {
@@ -306,6 +367,6 @@ extension DecoderImpl: JSONValueSource {
       if position.readsMissingAsNull { return .null }
       throw absentError(JSON.self, at: position, "Expected a JSON value but found nothing.")
     }
-    return JSON(document: position.document, index: index)
+    return try json(at: position)
   }
 }

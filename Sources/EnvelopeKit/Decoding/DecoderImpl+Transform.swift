@@ -3,28 +3,28 @@ import Foundation
 // Value transforms (`LenientDecoder.transform`): the model's contract, so they apply in both
 // policies; a transform that throws is a lenient fallback or a strict error.
 extension DecoderImpl {
-  /// The transform's value for a non-optional property.
+  /// The transform's value for a non-optional property. A missing value, or one the transform
+  /// throws for, is an unusable value at its key: the fallback and report of any other
+  /// (`fallback(_:at:)`), or the strict error.
   func transformed<T>(_ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition)
     throws -> T
   {
     try checkType(T.self, transform, at: position)
-    guard let index = position.index else {
-      if leniency.fallsBack(at: position), let declared = position.declaredFallback as? T {
-        record(.defaulted, at: position)
-        return declared
+    let failure: any Error
+    if position.index == nil {
+      failure = absentError(T.self, at: position, "Expected \(T.self) value but found nothing.")
+    } else {
+      do {
+        return try read(T.self, transform, at: position)
+      } catch {
+        if isAborting { throw error }
+        failure = self.failure(error, transform, at: position)
       }
-      if let key = position.key { throw keyNotFound(key, in: position.parent) }
-      throw absentError(T.self, at: position, "Expected \(T.self) value but found nothing.")
     }
-    do {
-      return try read(T.self, transform, position.document, index)
-    } catch {
-      if leniency.fallsBack(at: position), let declared = position.declaredFallback as? T {
-        record(.defaulted, at: position)
-        return declared
-      }
-      throw failure(error, transform, at: position)
+    guard leniency.fallsBack(at: position), let empty = emptyValue(of: T.self) else {
+      throw failure
     }
+    return fallback(empty, at: position.reading(T.self))
   }
 
   /// The transform's value for an Optional property whose value is present and not null.
@@ -32,20 +32,22 @@ extension DecoderImpl {
     _ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition
   ) throws -> T? {
     try checkType(T.self, transform, at: position)
-    guard let index = position.index else { return nil }
+    guard position.index != nil else { return nil }
     do {
-      return try read(T.self, transform, position.document, index)
+      return try read(T.self, transform, at: position)
     } catch {
-      guard leniency.nullsOptionals else { throw failure(error, transform, at: position) }
+      guard leniency.nullsOptionals, !isAborting else {
+        throw isAborting ? error : failure(error, transform, at: position)
+      }
       record(.nulled, at: position.reading(T.self, allowsFallback: false))
       return nil
     }
   }
 
-  private func read<T>(
-    _ type: T.Type, _ transform: AnyValueTransform, _ document: JSONDocument, _ index: Int
-  ) throws -> T {
-    let value = try transform.read(JSON(document: document, index: index))
+  private func read<T>(_ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition)
+    throws -> T
+  {
+    let value = try transform.read(try json(at: position))
     guard let typed = value as? T else { throw CocoaError(.coderValueNotFound) }
     return typed
   }

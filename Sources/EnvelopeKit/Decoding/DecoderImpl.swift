@@ -166,6 +166,14 @@ final class DecoderImpl: Decoder {
     return fallback(S.emptyValue, at: position)
   }
 
+  /// The value a fallback gives a `T` with no declared initial value: 0, `""`, `false`, nil,
+  /// `[]`, `[:]`, `Empty()`; nil when `T` has none (the caller then throws, and the enclosing
+  /// array element or Optional is dropped or nulled instead).
+  func emptyValue<T>(of type: T.Type) -> T? {
+    if let scalar = T.self as? any JSONScalar.Type { return scalar.emptyValue as? T }
+    return EmptyPayload.value(T.self)
+  }
+
   /// A fallback: the declared initial value if there is one, else `empty`; reported `defaulted`.
   func fallback<T>(_ empty: T, at position: DecodingPosition) -> T {
     record(.defaulted, at: position)

@@ -77,7 +77,7 @@ final class TypeTraits {
   enum Special {
     case optional(any DecodableOptional.Type)
     case array(any DecodableArray.Type)
-    case dictionary(any DecodableStringDictionary.Type)
+    case dictionary(any DecodableDictionary.Type)
     case date, decimal, url, data
   }
 
@@ -99,7 +99,7 @@ final class TypeTraits {
       special = .optional(optional)
     } else if let array = type as? any DecodableArray.Type {
       special = .array(array)
-    } else if let dictionary = type as? any DecodableStringDictionary.Type {
+    } else if let dictionary = type as? any DecodableDictionary.Type, dictionary.isReadFromObject {
       special = .dictionary(dictionary)
     } else if type == Date.self {
       special = .date

@@ -143,12 +143,17 @@ public struct LenientDecoder: Sendable {
   ) throws -> R {
     try JSONDocument.scanning(
       JSONInputEncoding.utf8(data), maxDepth: maxDepth, allowsTrailingCommas: true,
-      readerError: { error in
-        DecodingError.dataCorrupted(
-          DecodingError.Context(
-            codingPath: [], debugDescription: "The given data was not valid JSON: \(error)",
-            underlyingError: error))
-      }, body)
+      readerError: { dataCorrupted($0) }, body)
+  }
+
+  /// A reader error as the decoders throw it: `DecodingError.dataCorrupted` naming it.
+  static func dataCorrupted(_ error: JSONReaderError, at path: [any CodingKey] = [])
+    -> DecodingError
+  {
+    DecodingError.dataCorrupted(
+      DecodingError.Context(
+        codingPath: path, debugDescription: "The given data was not valid JSON: \(error)",
+        underlyingError: error))
   }
 }
 

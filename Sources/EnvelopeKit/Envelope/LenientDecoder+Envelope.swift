@@ -149,17 +149,26 @@ extension LenientDecoder {
       guard let index = document.index(at: path), document.kind(index) != .null else {
         return nil
       }
-      let value = JSON(document: document, index: index)
+      let value = try Self.json(document, index)
       return value.stringValue ?? value.rawText
     }
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
-    func value(at path: JSONPath) -> JSON? {
-      document.index(at: path).map { JSON(document: document, index: $0) }
+    func value(at path: JSONPath) throws -> JSON? {
+      try document.index(at: path).map { try json(document, $0) }
     }
     return try EnvelopeStatusReader.status(
       code: value(at: format.code), messages: format.messages.map(value), format: format)
+  }
+
+  /// The `JSON` value at `index`; a value too deep to build is `DecodingError.dataCorrupted`.
+  static func json(_ document: JSONDocument, _ index: Int) throws -> JSON {
+    do {
+      return try JSON(document: document, index: index)
+    } catch {
+      throw dataCorrupted(error)
+    }
   }
 }
 
@@ -180,16 +189,8 @@ extension DecoderImpl {
       return try decodeRoot(type, at: JSONPath(format.data.components + path.components))
     }
     if index == nil || index.map({ document.kind($0) == .null }) == true {
-      if let empty = EmptyPayload.value(T.self) {
-        if !(T.self is any DecodableOptional.Type) && T.self != Empty.self {
-          record(
-            .defaulted,
-            at: DecodingPosition(
-              parent: ContainerFrame(root: document).appending(path: format.data), index: index,
-              key: nil, type: T.self))
-        }
-        return empty
-      }
+      // The envelope's rule, not drift: both policies give the empty payload, unreported.
+      if let empty = EmptyPayload.value(T.self) { return empty }
       throw EnvelopeError.missingData(code: status.code)
     }
     return try decodeRoot(type, at: format.data)

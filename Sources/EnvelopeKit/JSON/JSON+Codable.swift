@@ -109,4 +109,6 @@ extension JSON: Codable {
 protocol JSONValueSource {
   /// The current value.
   func currentJSON() throws -> JSON
+  /// Whether the current value is a JSON array.
+  var currentKindIsArray: Bool { get }
 }

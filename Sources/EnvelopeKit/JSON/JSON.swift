@@ -28,42 +28,95 @@ public enum JSON: Hashable, Sendable {
   ///
   /// - Parameters:
   ///   - data: UTF-8 JSON text.
-  ///   - maxDepth: the deepest nesting accepted; 512 by default.
+  ///   - maxDepth: the deepest nesting accepted; 512 by default. A `JSON` value is a tree that
+  ///     Swift copies, compares and frees recursively, so values deeper than
+  ///     `JSON.deepestValue` are refused whatever this says (see there).
   /// - Throws: `JSONReaderError` with the byte offset, line and column of the problem.
   public init(data: Data, maxDepth: Int = 512) throws {
-    self = try JSONDocument.scanning(data, maxDepth: maxDepth) { JSON(document: $0, index: 0) }
+    self = try JSONDocument.scanning(data, maxDepth: min(maxDepth, Self.deepestValue)) {
+      try JSON(document: $0, index: 0)
+    }
   }
 
-  /// Builds the value of the token at `index`.
-  init(document: JSONDocument, index: Int) {
-    switch document.kind(index) {
-    case .null: self = .null
-    case .true: self = .bool(true)
-    case .false: self = .bool(false)
-    case .number: self = .number(JSONNumber(validated: document.rawText(index)))
-    case .string: self = .string(document.string(index))
-    case .array:
+  /// The deepest `JSON` value EnvelopeKit builds: 1,024 levels (Foundation's default limit is 512).
+  ///
+  /// Swift frees, compares and hashes an enum tree recursively, one stack frame per level,
+  /// wherever the value ends up, on whatever thread. This bound keeps every such walk inside a
+  /// 512 KB thread stack (the smallest a decode is promised to be safe on); deeper input throws
+  /// `JSONReaderError` ("nesting deeper than 1024 levels") instead of crashing later.
+  public static let deepestValue = 1_024
+
+  /// Builds the value of the token at `index`, without recursion (the tree is as deep as the
+  /// document allows).
+  ///
+  /// - Throws: `JSONReaderError` when the value nests deeper than `deepestValue`.
+  init(document: JSONDocument, index root: Int) throws(JSONReaderError) {
+    /// A container being filled: its elements or members so far and where it ends.
+    struct Open {
       var elements: [JSON] = []
-      elements.reserveCapacity(document.count(index))
-      var child = index + 1
-      let end = document.next(index)
-      while child < end {
-        elements.append(JSON(document: document, index: child))
-        child = document.next(child)
-      }
-      self = .array(elements)
-    case .object:
-      var object = JSONObject()
-      var child = index + 1
-      let end = document.next(index)
-      while child < end {
-        let key = document.string(child)
-        if object[key] == nil {
-          object.append(key, JSON(document: document, index: child + 1))
+      var object: JSONObject?
+      var key = ""
+      let end: Int
+
+      /// Adds a finished child; duplicate keys keep their first value.
+      mutating func add(_ value: JSON) {
+        if object == nil {
+          elements.append(value)
+        } else if object?[key] == nil {
+          object?.append(key, value)
         }
-        child = document.next(child + 1)
       }
-      self = .object(object)
+
+      var value: JSON { object.map(JSON.object) ?? .array(elements) }
+    }
+    var open: [Open] = []
+    var index = root
+    while true {
+      var value: JSON
+      var after = document.next(index)
+      switch document.kind(index) {
+      case .null: value = .null
+      case .true: value = .bool(true)
+      case .false: value = .bool(false)
+      case .number: value = .number(JSONNumber(validated: document.rawText(index)))
+      case .string: value = .string(document.string(index))
+      case .array, .object:
+        let isObject = document.kind(index) == .object
+        guard document.count(index) > 0 else {
+          value = isObject ? .object(JSONObject()) : .array([])
+          break
+        }
+        guard open.count < Self.deepestValue else {
+          throw document.error(.tooDeep(limit: Self.deepestValue), at: index)
+        }
+        var container = Open(object: isObject ? JSONObject() : nil, end: after)
+        index += 1
+        if isObject {
+          container.key = document.string(index)
+          index += 1
+        }
+        open.append(container)
+        continue
+      }
+      // Hand the value to its container, closing every container it completes.
+      while true {
+        guard !open.isEmpty else {
+          self = value
+          return
+        }
+        open[open.count - 1].add(value)
+        if after < open[open.count - 1].end {
+          index = after
+          if open[open.count - 1].object != nil {
+            open[open.count - 1].key = document.string(index)
+            index += 1
+          }
+          break
+        }
+        let closed = open.removeLast()
+        value = closed.value
+        after = closed.end
+      }
     }
   }
 
@@ -131,28 +184,90 @@ public enum JSON: Hashable, Sendable {
     return output
   }
 
+  /// Writes the compact text without recursion (a value may be `deepestValue` levels deep).
   private func write(to output: inout String) {
+    /// What is left to write: a value, or a closing bracket.
+    enum Step {
+      case value(JSON, key: String?, first: Bool)
+      case close(String)
+    }
+    var steps: [Step] = [.value(self, key: nil, first: true)]
+    while let step = steps.popLast() {
+      switch step {
+      case .close(let bracket):
+        output += bracket
+      case .value(let value, let key, let first):
+        if !first { output += "," }
+        if let key {
+          writeEscaped(key, to: &output)
+          output += ":"
+        }
+        switch value {
+        case .null: output += "null"
+        case .bool(let bool): output += bool ? "true" : "false"
+        case .number(let number): output += number.text
+        case .string(let string): writeEscaped(string, to: &output)
+        case .array(let elements):
+          output += "["
+          steps.append(.close("]"))
+          for (position, element) in elements.enumerated().reversed() {
+            steps.append(.value(element, key: nil, first: position == 0))
+          }
+        case .object(let object):
+          output += "{"
+          steps.append(.close("}"))
+          for (position, key) in object.keys.enumerated().reversed() {
+            steps.append(.value(object.values[position], key: key, first: position == 0))
+          }
+        }
+      }
+    }
+  }
+
+  /// Equal when of the same kind with equal contents: numbers by their text, objects by keys
+  /// and values in order. Compared without recursion.
+  public static func == (lhs: JSON, rhs: JSON) -> Bool {
+    var pending: [(JSON, JSON)] = [(lhs, rhs)]
+    while let (left, right) = pending.popLast() {
+      switch (left, right) {
+      case (.null, .null): continue
+      case (.bool(let a), .bool(let b)): guard a == b else { return false }
+      case (.number(let a), .number(let b)): guard a == b else { return false }
+      case (.string(let a), .string(let b)): guard a == b else { return false }
+      case (.array(let a), .array(let b)):
+        guard a.count == b.count else { return false }
+        pending.append(contentsOf: zip(a, b))
+      case (.object(let a), .object(let b)):
+        guard a.keys == b.keys else { return false }
+        pending.append(contentsOf: zip(a.values, b.values))
+      default: return false
+      }
+    }
+    return true
+  }
+
+  /// Hashes the kind and contents of the first `hashedLevels` levels: equal values hash
+  /// equally, and hashing stays within a small stack whatever the depth.
+  public func hash(into hasher: inout Hasher) {
+    hash(into: &hasher, levels: Self.hashedLevels)
+  }
+
+  private static let hashedLevels = 8
+
+  private func hash(into hasher: inout Hasher, levels: Int) {
     switch self {
-    case .null: output += "null"
-    case .bool(let bool): output += bool ? "true" : "false"
-    case .number(let number): output += number.text
-    case .string(let string): writeEscaped(string, to: &output)
+    case .null: hasher.combine(0)
+    case .bool(let bool): hasher.combine(bool)
+    case .number(let number): hasher.combine(number)
+    case .string(let string): hasher.combine(string)
     case .array(let elements):
-      output += "["
-      for (position, element) in elements.enumerated() {
-        if position > 0 { output += "," }
-        element.write(to: &output)
-      }
-      output += "]"
+      hasher.combine(elements.count)
+      guard levels > 0 else { return }
+      for element in elements { element.hash(into: &hasher, levels: levels - 1) }
     case .object(let object):
-      output += "{"
-      for (position, key) in object.keys.enumerated() {
-        if position > 0 { output += "," }
-        writeEscaped(key, to: &output)
-        output += ":"
-        object.values[position].write(to: &output)
-      }
-      output += "}"
+      hasher.combine(object.keys)
+      guard levels > 0 else { return }
+      for value in object.values { value.hash(into: &hasher, levels: levels - 1) }
     }
   }
 }
@@ -219,12 +334,11 @@ public struct JSONObject: Hashable, Sendable, Sequence {
 
   /// Equal when keys and values are equal in order.
   public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-    lhs.keys == rhs.keys && lhs.values == rhs.values
+    JSON.object(lhs) == JSON.object(rhs)
   }
 
-  /// Hashes keys and values in order.
+  /// Hashes keys and values in order (values as `JSON.hash(into:)` does).
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(keys)
-    hasher.combine(values)
+    JSON.object(self).hash(into: &hasher)
   }
 }

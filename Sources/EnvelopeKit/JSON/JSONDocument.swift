@@ -99,6 +99,11 @@ final class JSONDocument: @unchecked Sendable {
     }
   }
 
+  /// A reader error about the value at token `index`, with its line and column.
+  func error(_ reason: JSONReaderError.Reason, at index: Int) -> JSONReaderError {
+    JSONReaderError(reason, offset: Int(tokens[index].start), in: bytes)
+  }
+
   /// Whether the document owns its bytes (false while they are borrowed).
   var ownsBytes: Bool { input.pointee.isOwned }
 

@@ -9,26 +9,28 @@ enum JSONInputEncoding {
   ///
   /// - Throws: `JSONReaderError` when the detected encoding does not decode.
   static func utf8(_ data: Data) throws -> Data {
-    guard let encoding = detect(data) else { return data }
-    guard let text = String(data: data, encoding: encoding) else {
+    guard let (encoding, mark) = detect(data) else { return data }
+    guard let text = String(data: data.dropFirst(mark), encoding: encoding) else {
       throw JSONReaderError(.invalidUTF8, offset: 0, in: UnsafeBufferPointer(start: nil, count: 0))
     }
-    // String(data:encoding:) keeps a byte order mark as U+FEFF; the scanner skips it.
     return Data(text.utf8)
   }
 
-  private static func detect(_ data: Data) -> String.Encoding? {
+  /// The encoding and the length of the byte order mark before the text (0 when none).
+  private static func detect(_ data: Data) -> (String.Encoding, Int)? {
     guard data.count >= 2 else { return nil }
     let b = Array(data.prefix(4)) + [UInt8](repeating: 1, count: max(0, 4 - data.count))
     switch (b[0], b[1], b[2], b[3]) {
-    case (0x00, 0x00, 0xFE, 0xFF): return .utf32BigEndian
-    case (0xFF, 0xFE, 0x00, 0x00): return .utf32LittleEndian
-    case (0xFE, 0xFF, _, _): return .utf16BigEndian
-    case (0xFF, 0xFE, _, _): return .utf16LittleEndian
-    case (0x00, 0x00, 0x00, _) where data.count >= 4: return .utf32BigEndian
-    case (_, 0x00, 0x00, 0x00) where data.count >= 4 && b[0] != 0: return .utf32LittleEndian
-    case (0x00, _, _, _) where b[1] != 0: return .utf16BigEndian
-    case (_, 0x00, _, _) where b[0] != 0: return .utf16LittleEndian
+    case (0x00, 0x00, 0xFE, 0xFF): return (.utf32BigEndian, 4)
+    case (0xFF, 0xFE, 0x00, 0x00): return (.utf32LittleEndian, 4)
+    // swift-foundation reads UTF-32LE after these bytes too (its tests decode a string so).
+    case (0xFE, 0xFF, 0x00, 0x00) where data.count % 4 == 0: return (.utf32LittleEndian, 4)
+    case (0xFE, 0xFF, _, _): return (.utf16BigEndian, 2)
+    case (0xFF, 0xFE, _, _): return (.utf16LittleEndian, 2)
+    case (0x00, 0x00, 0x00, _) where data.count >= 4: return (.utf32BigEndian, 0)
+    case (_, 0x00, 0x00, 0x00) where data.count >= 4 && b[0] != 0: return (.utf32LittleEndian, 0)
+    case (0x00, _, _, _) where b[1] != 0: return (.utf16BigEndian, 0)
+    case (_, 0x00, _, _) where b[0] != 0: return (.utf16LittleEndian, 0)
     default: return nil
     }
   }

@@ -176,16 +176,20 @@ enum NumberParsing {
     // Digits after the leading zeros: past 19 the mantissa no longer fits a UInt64.
     var significant = 0
     var exponent = 0
+    // Counted from the first nonzero digit, not from a nonzero mantissa: a mantissa that
+    // wrapped to exactly zero (2^64 has 20 digits) must still count as too long.
     while i < n, bytes[i] &- ASCII.zero < 10 {
-      mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
-      if mantissa != 0 { significant += 1 }
+      let digit = bytes[i] &- ASCII.zero
+      mantissa = mantissa &* 10 &+ UInt64(digit)
+      if significant > 0 || digit != 0 { significant += 1 }
       i += 1
     }
     if i < n, bytes[i] == ASCII.period {
       i += 1
       while i < n, bytes[i] &- ASCII.zero < 10 {
-        mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
-        if mantissa != 0 { significant += 1 }
+        let digit = bytes[i] &- ASCII.zero
+        mantissa = mantissa &* 10 &+ UInt64(digit)
+        if significant > 0 || digit != 0 { significant += 1 }
         exponent -= 1
         i += 1
       }

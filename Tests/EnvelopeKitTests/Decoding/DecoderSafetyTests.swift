@@ -17,26 +17,6 @@ private struct Nested: Decodable {
   }
 }
 
-/// A result handed from a thread to its waiter.
-private final class ResultBox: @unchecked Sendable {
-  // Written by the thread before it signals, read after the wait: ordered by the semaphore.
-  var value = ""
-}
-
-/// Runs `body` on a new thread with the given stack size and waits for it.
-private func onThread(stackSize: Int, _ body: @escaping @Sendable () -> String) -> String {
-  let box = ResultBox()
-  let done = DispatchSemaphore(value: 0)
-  let thread = Thread {
-    box.value = body()
-    done.signal()
-  }
-  thread.stackSize = stackSize
-  thread.start()
-  done.wait()
-  return box.value
-}
-
 private func nestedArrays(_ depth: Int) -> Data {
   Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
 }
