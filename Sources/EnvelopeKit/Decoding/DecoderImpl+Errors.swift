@@ -78,9 +78,13 @@ extension DecoderImpl {
 
   /// A missing key (`keyNotFound`), or a null or absent value (`valueNotFound` saying
   /// `description`). A `superDecoder` of a missing key reads as null, as in Foundation.
+  ///
+  /// A required value (`missingKeys = .error`, `require`) that is absent stops the decode:
+  /// no lenient array, dictionary or Optional recovers from it.
   func absentError(_ type: Any.Type, at position: DecodingPosition, _ description: String)
     -> DecodingError
   {
+    if position.requiresValue { isAborting = true }
     if position.index == nil, let key = position.key, !position.readsMissingAsNull {
       return keyNotFound(key, in: position.parent)
     }

@@ -15,6 +15,9 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
   private let mappings: [String: KeyMapping]?
+  /// The keys that may not be missing or null (`missingKeys = .error`, `require`); nil for
+  /// almost every container.
+  private let requirement: KeyRequirement?
   /// Where the next key probably is (see `JSONDocument.valueIndex(forKey:inObject:cursor:)`).
   /// Unchecked exclusivity: only `lookup` touches it, never re-entrantly, and a checked access
   /// per key cost more than the lookup it saves.
@@ -31,6 +34,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   ) {
     self.decoder = decoder
     self.mappings = mappings
+    requirement = decoder.options.requirement(for: position.type)
     self.object = object.index
     cursor = KeyCursor(object: object.index ?? 0)
     table = Self.makeTable(
@@ -104,14 +108,28 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     DecodingPosition(parent: self, index: index, key: AnyCodingKey(key: key), type: type)
   }
 
-  /// The position of `key`; strict policy throws `keyNotFound` when it is missing.
+  /// The position of a key the model decodes with `decode`; strict policy, and a required
+  /// key in any policy, throws `keyNotFound` when it is missing.
   @inline(__always)
   private func required(_ key: Key, _ type: Any.Type) throws -> DecodingPosition {
-    let position = position(key, type)
-    if position.index == nil, !decoder.leniency.fallsBack {
-      throw decoder.keyNotFound(AnyCodingKey(key: key), in: self)
-    }
+    try required(key, type, index: lookup(key))
+  }
+
+  @inline(__always)
+  private func required(_ key: Key, _ type: Any.Type, index: Int?) throws -> DecodingPosition {
+    var position = position(key, type, index: index)
+    try require(&position, key)
     return position
+  }
+
+  /// Marks a required key's position, and throws `keyNotFound` for a key that is missing where
+  /// it may not be.
+  @inline(__always)
+  private func require(_ position: inout DecodingPosition, _ key: Key) throws {
+    if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
+    if position.index == nil, !decoder.leniency.fallsBack || position.requiresValue {
+      throw decoder.absentError(position.type, at: position, "No value.")
+    }
   }
 
   // MARK: - Decoding
@@ -135,7 +153,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     if let index, case .value(let value) = T.strictValue(document, index, decoder.options) {
       return value
     }
-    return try decoder.scalar(T.self, at: position(key, T.self, index: index))
+    return try decoder.scalar(T.self, at: try required(key, T.self, index: index))
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key) }
@@ -272,13 +290,12 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   }
 
   private func mapped<T: Decodable>(_ type: T.Type, _ key: Key, _ mapping: KeyMapping) throws -> T {
-    let position = mappedPosition(key, mapping, type)
+    var position = mappedPosition(key, mapping, type)
     if let transform = mapping.transform {
+      if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
       return try decoder.transformed(type, transform, at: position)
     }
-    if position.index == nil, !decoder.leniency.fallsBack, let missing = position.key {
-      throw decoder.keyNotFound(missing, in: position.parent)
-    }
+    try require(&position, key)
     return try decoder.unbox(type, at: position)
   }
 

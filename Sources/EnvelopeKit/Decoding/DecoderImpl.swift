@@ -16,8 +16,9 @@ final class DecoderImpl: Decoder {
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   private let stack: StackGuard
-  /// Set when the decode must stop whatever the policy (the stack guard tripped): lenient
-  /// recovery points rethrow instead of dropping or nulling.
+  /// Set when the decode must stop whatever the policy (the stack guard or a depth limit
+  /// tripped, a required value is absent): lenient recovery points rethrow instead of dropping
+  /// or nulling.
   var isAborting = false
 
   /// A decoder at the root of `document`.

@@ -7,12 +7,15 @@ final class DecodingOptions {
   let decoder: LenientDecoder
   /// Whether any model has key mappings or transforms (`LenientDecoder.map`, `.transform`).
   let hasKeyMappings: Bool
+  /// Whether any key can be required (`missingKeys = .error` or `LenientDecoder.require`).
+  let requiresKeys: Bool
   let leniency: Leniency
   let userInfo: [CodingUserInfoKey: Any]
 
   init(_ decoder: LenientDecoder) {
     self.decoder = decoder
     hasKeyMappings = !decoder.keyMappings.isEmpty
+    requiresKeys = decoder.missingKeys == .error || !decoder.requiredKeys.isEmpty
     leniency = Leniency(decoder.policy)
     var info: [CodingUserInfoKey: Any] = [:]
     for (key, value) in decoder.userInfo { info[key] = value }
@@ -21,6 +24,13 @@ final class DecodingOptions {
   }
 
   var maxDepth: Int { decoder.maxDepth }
+
+  /// The keys of `model` that may not be missing or null; nil when none.
+  func requirement(for model: Any.Type) -> KeyRequirement? {
+    guard requiresKeys else { return nil }
+    if let named = decoder.requiredKeys.requirement(for: model) { return named }
+    return decoder.missingKeys == .error && decoder.policy == .lenient ? .all : nil
+  }
 
   /// The non-conforming float a string stands for under the options, or nil.
   func nonConformingFloat(_ document: JSONDocument, _ index: Int) -> Double? {

@@ -18,6 +18,9 @@ struct DecodingPosition {
   /// dictionary values (dropped instead), the value inside an Optional (nil instead) and the raw
   /// value of a `RawRepresentable` (its own rule decides).
   var allowsFallback: Bool
+  /// Whether a missing or null value here is an error whatever the policy (`missingKeys =
+  /// .error`, `LenientDecoder.require`): it takes no fallback.
+  var requiresValue = false
   /// Whether a missing value reads as null in errors (a `superDecoder` of a missing key, as in
   /// Foundation) rather than as a missing key.
   var readsMissingAsNull = false

@@ -24,8 +24,11 @@ struct Leniency: Sendable {
     coercesKinds: true, fallsBack: true, dropsElements: true, nullsOptionals: true,
     usesDefaultCases: true)
 
-  /// Whether a missing or unusable value at `position` takes a fallback.
-  func fallsBack(at position: DecodingPosition) -> Bool { fallsBack && position.allowsFallback }
+  /// Whether a missing or unusable value at `position` takes a fallback: never a required
+  /// value that is missing or null.
+  func fallsBack(at position: DecodingPosition) -> Bool {
+    fallsBack && position.allowsFallback && !(position.requiresValue && position.isMissingOrNull)
+  }
 }
 
 extension Leniency {

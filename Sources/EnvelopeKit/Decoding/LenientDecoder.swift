@@ -80,8 +80,14 @@ public struct LenientDecoder: Sendable {
   /// The most report entries stored; default 1,000. Past it entries are counted, not stored
   /// (`DecodingReport.omittedCount`), so a huge sloppy payload cannot grow the report unbounded.
   public var maxReportEntries: Int = 1_000
+  /// What the lenient policy does with a required key that is absent or null: fall back
+  /// (`.fallBack`, the default) or throw as strict does (`.error`). See `MissingKeys`, and
+  /// `require(_:keys:)` for one model's keys.
+  public var missingKeys: MissingKeys = .fallBack
   /// Key mappings and value transforms set with `map(_:key:to:)` and `transform(_:key:_:)`.
   var keyMappings = KeyMappings()
+  /// Keys made required with `require(_:keys:)`.
+  var requiredKeys = RequiredKeys()
 
   /// Creates a decoder with Foundation-like defaults.
   ///
