@@ -149,7 +149,10 @@ import Testing
     // `active` falls back as an unusable Bool at its key does: false, reported `defaulted`.
     let unusable = try decoder.decodeWithReport(Event.self, from: body)
     #expect(unusable.value.active == false)
-    #expect(unusable.report.entries.map { "\($0.path) \($0.kind)" } == ["link nulled", "active defaulted"])
+    #expect(
+      unusable.report.entries.map { "\($0.path) \($0.kind)" } == [
+        "link nulled", "active defaulted",
+      ])
     let fixed = Data(#"{"at":"2023-11-14T22:13:20Z","link":"","tags":"x","active":"N"}"#.utf8)
     let result = try decoder.decodeWithReport(Event.self, from: fixed)
     #expect(result.value.link == nil)

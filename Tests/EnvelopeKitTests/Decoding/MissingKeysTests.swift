@@ -37,7 +37,8 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
 }
 
 @Suite struct MissingKeysTests {
-  static let tokenWithoutKeys = Data(#"{"access_token":"a","refresh_token":"r","expires_in":"60"}"#.utf8)
+  static let tokenWithoutKeys = Data(
+    #"{"access_token":"a","refresh_token":"r","expires_in":"60"}"#.utf8)
 
   @Test func missingKeysFallBackByDefault() throws {
     let result = try LenientDecoder().decodeWithReport(Token.self, from: Self.tokenWithoutKeys)
@@ -48,7 +49,9 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
   @Test func missingKeysErrorThrowsKeyNotFoundForAnAbsentKey() {
     var decoder = LenientDecoder()
     decoder.missingKeys = .error
-    #expect(outcome { try decoder.decode(Token.self, from: Self.tokenWithoutKeys) } == "keyNotFound accessToken")
+    #expect(
+      outcome { try decoder.decode(Token.self, from: Self.tokenWithoutKeys) }
+        == "keyNotFound accessToken")
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     // With the keys found, a kind mismatch still coerces (expires_in "60"), reported.
     let result = try? decoder.decodeWithReport(Token.self, from: Self.tokenWithoutKeys)
@@ -62,10 +65,13 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     let body = Data(#"{"access_token":null,"refresh_token":"r","expires_in":1}"#.utf8)
     #expect(outcome { try decoder.decode(Token.self, from: body) } == "valueNotFound accessToken")
-    let nested = Data(#"{"id":1,"name":"n","roles":null,"token":{"access_token":"a","refresh_token":"r","expires_in":1}}"#.utf8)
+    let nested = Data(
+      #"{"id":1,"name":"n","roles":null,"token":{"access_token":"a","refresh_token":"r","expires_in":1}}"#
+        .utf8)
     #expect(outcome { try decoder.decode(Profile.self, from: nested) } == "valueNotFound roles")
     let missingObject = Data(#"{"id":1,"name":"n","roles":[]}"#.utf8)
-    #expect(outcome { try decoder.decode(Profile.self, from: missingObject) } == "keyNotFound token")
+    #expect(
+      outcome { try decoder.decode(Profile.self, from: missingObject) } == "keyNotFound token")
   }
 
   @Test func optionalsStayOptionalUnderMissingKeysError() throws {
@@ -97,30 +103,46 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
   @Test func requireWinsOverADeclaredInitialValue() {
     var decoder = LenientDecoder()
     decoder.require(Preferences.self, keys: "theme")
-    #expect(outcome { try decoder.decode(Preferences.self, from: Data(#"{"beta":true}"#.utf8)) } == "keyNotFound theme")
-    #expect((try? decoder.decode(Preferences.self, from: Data(#"{"theme":"dark"}"#.utf8)))?.theme == "dark")
+    #expect(
+      outcome { try decoder.decode(Preferences.self, from: Data(#"{"beta":true}"#.utf8)) }
+        == "keyNotFound theme")
+    #expect(
+      (try? decoder.decode(Preferences.self, from: Data(#"{"theme":"dark"}"#.utf8)))?.theme
+        == "dark")
   }
 
   @Test func requiredKeysApplyAtKeyPathsAndInEnvelopes() {
     var decoder = LenientDecoder()
     decoder.require(Token.self)
     let body = Data(#"{"code":0,"data":{"accessToken":"a","expiresIn":1}}"#.utf8)
-    #expect(outcome { try decoder.decode(Token.self, from: body, at: "data") } == "keyNotFound data.refreshToken")
-    #expect(outcome { try decoder.decodeEnvelope(Token.self, from: body) } == "keyNotFound data.refreshToken")
-    #expect(outcome { try decoder.decode(RootModel<Token>.self, from: body) } == "keyNotFound data.refreshToken")
-    #expect(outcome { try decoder.decodeEnvelope([Token].self, from: Data(#"{"code":0,"data":[{"accessToken":"a"}]}"#.utf8)) } == "keyNotFound data.Index 0.refreshToken")
+    #expect(
+      outcome { try decoder.decode(Token.self, from: body, at: "data") }
+        == "keyNotFound data.refreshToken")
+    #expect(
+      outcome { try decoder.decodeEnvelope(Token.self, from: body) }
+        == "keyNotFound data.refreshToken")
+    #expect(
+      outcome { try decoder.decode(RootModel<Token>.self, from: body) }
+        == "keyNotFound data.refreshToken")
+    #expect(
+      outcome {
+        try decoder.decodeEnvelope(
+          [Token].self, from: Data(#"{"code":0,"data":[{"accessToken":"a"}]}"#.utf8))
+      } == "keyNotFound data.Index 0.refreshToken")
   }
 
   @Test func requiredKeysApplyToMappedAndTransformedKeys() {
     var decoder = LenientDecoder()
     decoder.require(Token.self, keys: "accessToken", "expiresIn")
     decoder.map(Token.self, key: "accessToken", to: "auth.token", "access")
-    decoder.transform(Token.self, key: "expiresIn", ValueTransform<Int> { json in
-      guard let text = json.stringValue, let value = Int(text) else {
-        throw ValueTransformError(expected: "seconds", found: json)
-      }
-      return value
-    })
+    decoder.transform(
+      Token.self, key: "expiresIn",
+      ValueTransform<Int> { json in
+        guard let text = json.stringValue, let value = Int(text) else {
+          throw ValueTransformError(expected: "seconds", found: json)
+        }
+        return value
+      })
     let present = Data(#"{"access":"a","refreshToken":"r","expiresIn":"5"}"#.utf8)
     #expect(outcome { try decoder.decode(Token.self, from: present) } == "value")
     let noToken = Data(#"{"refreshToken":"r","expiresIn":5}"#.utf8)
@@ -133,8 +155,12 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
     var decoder = LenientDecoder(policy: .strict)
     decoder.missingKeys = .error
     let strict = LenientDecoder(policy: .strict)
-    for body in [Self.tokenWithoutKeys, Data(#"{"accessToken":"a","refreshToken":"r","expiresIn":1}"#.utf8)] {
-      #expect(outcome { try decoder.decode(Token.self, from: body) } == outcome { try strict.decode(Token.self, from: body) })
+    for body in [
+      Self.tokenWithoutKeys, Data(#"{"accessToken":"a","refreshToken":"r","expiresIn":1}"#.utf8),
+    ] {
+      #expect(
+        outcome { try decoder.decode(Token.self, from: body) }
+          == outcome { try strict.decode(Token.self, from: body) })
     }
   }
 }

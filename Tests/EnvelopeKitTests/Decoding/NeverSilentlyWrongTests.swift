@@ -81,7 +81,9 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
   @Test(arguments: [DecodingPolicy.lenient, .strict])
   func depthLimitInStringifiedJSONIsNeverALenientFallback(_ policy: DecodingPolicy) {
     let json = Data(stringifiedComments(levels: 12, perLevel: 100).utf8)
-    let outcome = throwsDepthError { _ = try LenientDecoder(policy: policy).decode(Comment.self, from: json) }
+    let outcome = throwsDepthError {
+      _ = try LenientDecoder(policy: policy).decode(Comment.self, from: json)
+    }
     if policy == .lenient {
       #expect(outcome == "depth")
     } else {
@@ -108,7 +110,9 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     #expect(outcome(Comment.self, deep) == "depth")
     #expect(outcome(Comment.self, #"{"data":\#(deep)}"#, at: "data") == "depth")
     let envelope = Data(#"{"code":0,"data":\#(deep)}"#.utf8)
-    #expect(throwsDepthError { _ = try LenientDecoder().decodeEnvelope(Comment.self, from: envelope) } == "depth")
+    #expect(
+      throwsDepthError { _ = try LenientDecoder().decodeEnvelope(Comment.self, from: envelope) }
+        == "depth")
     var mapped = LenientDecoder()
     mapped.map(Holder<Comment>.self, key: "value", to: "other", "value")
     #expect(
@@ -121,8 +125,11 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
   func largeMaxDepthNeverCrashesOnASmallThread(_ maxDepth: Int) {
     let depth = maxDepth
     let result = onThread(stackSize: 512 * 1024) {
-      let data = Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
-      let envelope = Data((#"{"code":"# + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}").utf8)
+      let data = Data(
+        (String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+      let envelope = Data(
+        (#"{"code":"# + String(repeating: "[", count: depth - 1)
+          + String(repeating: "]", count: depth - 1) + "}").utf8)
       var decoder = LenientDecoder()
       decoder.maxDepth = maxDepth
       var outcomes: [String] = []
@@ -130,7 +137,8 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
       outcomes.append((try? decoder.envelopeStatus(from: envelope)) == nil ? "threw" : "value")
       outcomes.append((try? decoder.decode(JSON.self, from: data)) == nil ? "threw" : "value")
       outcomes.append((try? decoder.text(at: "0", from: data)) == nil ? "threw" : "value")
-      outcomes.append((try? decoder.decodeEnvelope(JSON.self, from: envelope)) == nil ? "threw" : "value")
+      outcomes.append(
+        (try? decoder.decodeEnvelope(JSON.self, from: envelope)) == nil ? "threw" : "value")
       return outcomes.joined(separator: ",")
     }
     // Returning at all is the test; each entry point threw or returned a value.
@@ -140,7 +148,8 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
   /// The deepest `JSON` value can be compared, hashed, written and freed on a 512 KB thread.
   @Test func theDeepestJSONValueIsSafeOnASmallThread() throws {
     let depth = JSON.deepestValue
-    let text = String(repeating: #"{"a":["#, count: depth / 2) + String(repeating: "]}", count: depth / 2)
+    let text =
+      String(repeating: #"{"a":["#, count: depth / 2) + String(repeating: "]}", count: depth / 2)
     let result = onThread(stackSize: 512 * 1024) {
       guard var value = try? JSON(data: Data(text.utf8), maxDepth: .max) else { return "threw" }
       let copy = value
@@ -159,17 +168,20 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
   @Test func largeMaxDepthNeverCrashesInATask() async {
     let depth = 100_000
     let outcome = await Task.detached { () -> Bool in
-      let data = Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+      let data = Data(
+        (String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
       return (try? JSON(data: data, maxDepth: depth)) != nil
     }.value
     _ = outcome
   }
 
   @Test func oneOrManyOfAStringIsNotDrift() throws {
-    let result = try LenientDecoder().decodeWithReport(Post.self, from: Data(#"{"tags":"swift"}"#.utf8))
+    let result = try LenientDecoder().decodeWithReport(
+      Post.self, from: Data(#"{"tags":"swift"}"#.utf8))
     #expect(result.value.tags.values == ["swift"])
     #expect(result.report.isEmpty, "\(result.report)")
-    let many = try LenientDecoder().decodeWithReport(Post.self, from: Data(#"{"tags":["a","b"]}"#.utf8))
+    let many = try LenientDecoder().decodeWithReport(
+      Post.self, from: Data(#"{"tags":["a","b"]}"#.utf8))
     #expect(many.value.tags.values == ["a", "b"])
     #expect(many.report.isEmpty)
   }
@@ -239,7 +251,8 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     for document in documents {
       for bom in [[], boms[encoding] ?? []] {
         let data = Data(bom) + (document.data(using: encoding) ?? Data())
-        let expected = try LenientDecoder(policy: .strict).decode(JSON.self, from: Data(document.utf8))
+        let expected = try LenientDecoder(policy: .strict).decode(
+          JSON.self, from: Data(document.utf8))
         let ours = try? LenientDecoder(policy: .strict).decode(JSON.self, from: data)
         #expect(ours == expected, "\(encoding) bom \(bom) \(document)")
         // Where Foundation decodes, it agrees. (It fails on a top-level string in UTF-16 without a
@@ -278,14 +291,16 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     #expect(lenient.value.value == 1)
     #expect(lenient.report.isEmpty, "\(lenient.report)")
     decoder.userInfo[.decodingPath] = JSONPath("data")
-    let strict = try? LenientDecoder(policy: .strict).decode(DecodableWrapper<Int?>.self, from: json)
+    let strict = try? LenientDecoder(policy: .strict).decode(
+      DecodableWrapper<Int?>.self, from: json)
     let whole = try decoder.decodeWithReport(DecodableWrapper<Int?>.self, from: json)
     #expect((strict == nil) == !whole.report.isEmpty, "\(whole.report)")
   }
 
   @Test func anEmptyEnvelopePayloadIsOneRuleInBothPolicies() throws {
     let json = Data(#"{"code":0,"data":null}"#.utf8)
-    let strict = try LenientDecoder(policy: .strict).decodeEnvelopeWithReport([Int].self, from: json)
+    let strict = try LenientDecoder(policy: .strict).decodeEnvelopeWithReport(
+      [Int].self, from: json)
     let lenient = try LenientDecoder().decodeEnvelopeWithReport([Int].self, from: json)
     #expect(strict.value == [])
     #expect(lenient.value == [])

@@ -28,11 +28,26 @@ import Testing
       if outcome.lenientReported { lenientReported += 1 }
       if outcome.comparedWithFoundation { comparedWithFoundation += 1 }
     }
-    #expect(violations.isEmpty, "seed \(seed): \(violations.count) violations\n\(violations.prefix(8).joined(separator: "\n"))")
+    #expect(
+      violations.isEmpty,
+      "seed \(seed): \(violations.count) violations\n\(violations.prefix(8).joined(separator: "\n"))"
+    )
     // The generator must produce both sides of the invariant, and reach Foundation, to test it.
     #expect(strictDecoded > Self.casesPerSeed / 10, "seed \(seed): strict decoded \(strictDecoded)")
-    #expect(lenientReported > Self.casesPerSeed / 10, "seed \(seed): lenient reported \(lenientReported)")
-    #expect(comparedWithFoundation > Self.casesPerSeed / 3, "seed \(seed): \(comparedWithFoundation)")
+    #expect(
+      lenientReported > Self.casesPerSeed / 10, "seed \(seed): lenient reported \(lenientReported)")
+    #expect(
+      comparedWithFoundation > Self.casesPerSeed / 3, "seed \(seed): \(comparedWithFoundation)")
+  }
+
+  /// The generator reaches the depth limit through stringified JSON, so the depth rule is
+  /// checked on both sides.
+  @Test func theDepthRuleIsExercised() {
+    var generator = PromiseGenerator(SeededSource(seed: 7))
+    var outcome = PromiseOracle.Outcome()
+    for _ in 0..<3_000 { PromiseOracle.runOne(&generator, into: &outcome) }
+    #expect(outcome.violations.isEmpty, "\(outcome.violations.prefix(3))")
+    #expect(outcome.depthLimitsPassed > 5, "\(outcome.depthLimitsPassed)")
   }
 
   /// The number generator reaches the whole grammar: long mantissas, huge exponents, powers of
@@ -43,7 +58,11 @@ import Testing
     #expect(literals.contains { $0.filter(\.isNumber).count >= 30 })
     #expect(literals.contains { $0.contains("e-3") || $0.contains("e-4") })
     #expect(literals.contains { $0.hasPrefix("340282366920938463463374607431768211") })
-    #expect(literals.contains { $0 == "18446744073709551616" || $0.hasPrefix("18446744073709551616") })
-    #expect(literals.allSatisfy { $0.utf8.withContiguousStorageIfAvailable { NumberParsing.isJSONNumber($0) } ?? true })
+    #expect(
+      literals.contains { $0 == "18446744073709551616" || $0.hasPrefix("18446744073709551616") })
+    #expect(
+      literals.allSatisfy {
+        $0.utf8.withContiguousStorageIfAvailable { NumberParsing.isJSONNumber($0) } ?? true
+      })
   }
 }

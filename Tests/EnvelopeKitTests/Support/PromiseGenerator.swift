@@ -107,6 +107,9 @@ struct PromiseGenerator<Source: EntropySource> {
   var dates = DateStyle.seconds
   /// Set when an integer slot got a literal Foundation reads differently on purpose.
   var documentedDifference = false
+  /// Set when a value drifted other than by being stringified (then lenient may not read all of
+  /// the input, and the input's depth says nothing about the depth lenient reaches).
+  var driftedBeyondStrings = false
 
   enum DateStyle { case seconds, milliseconds, iso8601, deferred }
 
@@ -194,7 +197,9 @@ struct PromiseGenerator<Source: EntropySource> {
         let index = digits.index(digits.startIndex, offsetBy: point)
         digits.insert(".", at: index)
       }
-      if chance(60) { digits += pick(["e", "E"]) + pick(["", "+", "-"]) + String(source.next(401)) }
+      if chance(60) {
+        digits += pick(["e", "E"]) + pick(["", "+", "-"]) + String(source.next(401))
+      }
       return (chance(30) ? "-" : "") + digits
     case 3:
       return pick(PromiseValues.edgeNumbers)
@@ -214,7 +219,9 @@ struct PromiseGenerator<Source: EntropySource> {
 
   /// A value of another kind, a stringified or wrapped form of a valid one, or a number.
   mutating func drift(_ shape: Shape, depth: Int) -> String {
-    switch source.next(6) {
+    let kind = source.next(6)
+    if kind != 2 { driftedBeyondStrings = true }
+    switch kind {
     case 0, 1: return pick(PromiseValues.foreignValues)
     case 2:
       // Stringified: JSON held in a string, as sloppy APIs send nested objects.
@@ -255,10 +262,13 @@ struct PromiseGenerator<Source: EntropySource> {
       ])
     case .bool: return chance(50) ? "true" : "false"
     case .url:
-      return pick([#""https://example.com/a?b=1""#, #""/relative/path""#, #""mailto:a@b.c""#, #""""#])
+      return pick([
+        #""https://example.com/a?b=1""#, #""/relative/path""#, #""mailto:a@b.c""#, #""""#,
+      ])
     case .date:
       switch dates {
-      case .seconds, .deferred, .milliseconds: return chance(80) ? numberLiteral() : pick(["0", "1700000000"])
+      case .seconds, .deferred, .milliseconds:
+        return chance(80) ? numberLiteral() : pick(["0", "1700000000"])
       case .iso8601:
         return pick([
           #""2024-05-01T12:00:00Z""#, #""2024-05-01T12:00:00+02:00""#, #""2024-05-01""#,
@@ -284,13 +294,15 @@ struct PromiseGenerator<Source: EntropySource> {
     case .object(let members):
       var parts: [String] = []
       for (key, member) in members where !chance(5) {
-        parts.append(Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
-          + value(member, depth: depth + 1))
+        parts.append(
+          Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
+            + value(member, depth: depth + 1))
       }
       // A duplicate key now and then: the first wins, in both policies and in Foundation.
       if chance(3), let (key, member) = members.first {
-        parts.append(Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
-          + value(member, depth: depth + 1))
+        parts.append(
+          Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
+            + value(member, depth: depth + 1))
       }
       return "{" + parts.joined(separator: ",") + "}"
     case .node:

@@ -1,0 +1,19 @@
+import Foundation
+
+// libFuzzer entry: the fuzzer's bytes drive the generator of `ReportInvariantTests`
+// (Tests/EnvelopeKitTests/Support/PromiseGenerator.swift) and its oracle is the check: lenient
+// against strict, strict against Foundation's JSONDecoder, the depth limit against the input.
+// A broken promise stops the run with the input that shows it. Built by Fuzz/run.sh.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPromise(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let bytes = Array(
+    UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
+  var generator = PromiseGenerator(ByteSource(bytes))
+  var outcome = PromiseOracle.Outcome()
+  PromiseOracle.runOne(&generator, into: &outcome)
+  if let violation = outcome.violations.first {
+    fatalError("The promise is broken: \(violation)")
+  }
+  return 0
+}
