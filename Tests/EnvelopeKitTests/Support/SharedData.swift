@@ -10,12 +10,17 @@ enum SharedData {
     .deletingLastPathComponent()
     .appendingPathComponent("shared/data")
 
-  /// The folder, or nil (with a printed notice) when `../shared` is absent.
-  static func folder(_ relative: String) -> URL? {
+  /// Whether `../shared/data/<relative>` exists: tests that need it carry
+  /// `.enabled(if: SharedData.has("..."))`, so the runner reports them skipped without it.
+  static func has(_ relative: String) -> Bool {
+    FileManager.default.fileExists(atPath: root.appendingPathComponent(relative).path)
+  }
+
+  /// The folder (a test that asks has checked `has(_:)` in its trait).
+  static func folder(_ relative: String) throws -> URL {
     let url = root.appendingPathComponent(relative)
     guard FileManager.default.fileExists(atPath: url.path) else {
-      print("SKIPPED: \(url.path) is absent; shared test data not available")
-      return nil
+      throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: url.path])
     }
     return url
   }
