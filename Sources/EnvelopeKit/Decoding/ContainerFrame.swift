@@ -1,66 +1,3 @@
-/// A `CodingKey` for dynamic keys and array indexes.
-///
-/// An index key spells its `stringValue` ("Index 3", as Foundation does) only when asked, so
-/// stepping through an array allocates nothing.
-struct AnyCodingKey: CodingKey, Hashable, Sendable {
-  /// One case per kind keeps the key within an existential's inline buffer (no box).
-  private enum Storage: Hashable, Sendable {
-    case name(String)
-    case index(Int)
-  }
-  private let storage: Storage
-
-  var stringValue: String {
-    switch storage {
-    case .name(let name): return name
-    case .index(let index): return "Index \(index)"
-    }
-  }
-
-  var intValue: Int? {
-    if case .index(let index) = storage { return index }
-    return nil
-  }
-
-  init(stringValue: String) {
-    storage = .name(stringValue)
-  }
-
-  init(intValue: Int) {
-    storage = .index(intValue)
-  }
-
-  init(_ key: any CodingKey) {
-    if let key = key as? AnyCodingKey {
-      self = key
-    } else if let index = key.intValue, key.stringValue == "Index \(index)" {
-      storage = .index(index)
-    } else {
-      storage = .name(key.stringValue)
-    }
-  }
-
-  /// A key of a concrete type, without the dynamic cast of `init(_: any CodingKey)`.
-  @inline(__always)
-  init<Key: CodingKey>(key: Key) {
-    if let index = key.intValue, key.stringValue == "Index \(index)" {
-      storage = .index(index)
-    } else {
-      storage = .name(key.stringValue)
-    }
-  }
-
-  init(_ component: JSONPath.Component) {
-    switch component {
-    case .key(let key): self.init(stringValue: key)
-    case .index(let index): self.init(intValue: index)
-    }
-  }
-
-  /// The key for the dictionary decoding of `superDecoder()`.
-  static let `super` = AnyCodingKey(stringValue: "super")
-}
-
 /// A container's place in a decode: the document it reads, the declared initial values of the
 /// `LenientDecodable` it decodes, and its coding path as a linked list of frames, turned into
 /// `[CodingKey]` only when throwing or reporting.
@@ -130,7 +67,7 @@ class ContainerFrame {
 package func formatCodingPath(_ path: [any CodingKey]) -> String {
   formatPath(
     path.map { key in
-      if let index = key.intValue, key.stringValue == "Index \(index)" { return .index(index) }
+      if let index = AnyCodingKey.arrayIndex(of: key) { return .index(index) }
       return .key(key.stringValue)
     })
 }

@@ -18,36 +18,25 @@ extension DecoderImpl {
   func describe(_ position: DecodingPosition) -> String {
     guard let index = position.index else { return "missing" }
     let document = position.document
-    switch document.kind(index) {
-    case .null: return "null"
-    case .true: return "bool true"
-    case .false: return "bool false"
-    case .number: return "number \(snippet(document.rawText(index)))"
+    let kind = document.kind(index)
+    switch kind {
+    case .null: return kind.name
+    case .true: return kind.name + " true"
+    case .false: return kind.name + " false"
+    case .number: return kind.name + " " + messageSnippet(document.rawText(index))
     case .string:
       var escaped = ""
-      writeEscaped(snippet(document.string(index)), to: &escaped)
-      return "string \(escaped)"
-    case .array: return "array of \(document.count(index))"
-    case .object: return "object of \(document.count(index)) keys"
+      writeEscaped(messageSnippet(document.string(index)), to: &escaped)
+      return kind.name + " " + escaped
+    case .array: return "\(kind.name) of \(document.count(index))"
+    case .object: return "\(kind.name) of \(document.count(index)) keys"
     }
-  }
-
-  private func snippet(_ text: String) -> String {
-    text.count <= 40 ? text : String(text.prefix(37)) + "..."
   }
 
   // MARK: - Errors
 
   func kindDescription(_ position: DecodingPosition) -> String {
-    switch position.kind {
-    case nil: return "nothing"
-    case .null: return "null"
-    case .true, .false: return "bool"
-    case .number: return "number"
-    case .string: return "a string"
-    case .array: return "an array"
-    case .object: return "a dictionary"
-    }
+    position.kind?.foundationPhrase ?? "nothing"
   }
 
   /// What strict policy throws for a value that is missing, null, of the wrong kind or (with

@@ -20,7 +20,7 @@ extension Optional: DecodableOptional where Wrapped: Decodable {
   static func decodeOptional<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
     throws -> T
   {
-    unsafeBitCast(try decodeOptional(decoder, at: position), to: T.self)
+    reinterpret(try decodeOptional(decoder, at: position), as: T.self)
   }
 
   private static func decodeOptional(_ decoder: DecoderImpl, at position: DecodingPosition) throws
@@ -48,7 +48,7 @@ extension Array: DecodableArray where Element: Decodable {
   static func decodeArray<T>(_ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type)
     throws -> T
   {
-    unsafeBitCast(try decodeArray(decoder, at: position), to: T.self)
+    reinterpret(try decodeArray(decoder, at: position), as: T.self)
   }
 
   private static func decodeArray(_ decoder: DecoderImpl, at position: DecodingPosition) throws
@@ -58,20 +58,20 @@ extension Array: DecodableArray where Element: Decodable {
     // Scalar elements: a loop specialised for the element type, no generic dispatch per element
     // (pays on canada's coordinates and twitter's id arrays).
     if Element.self == Double.self {
-      return unsafeBitCast(
-        try decoder.scalarArray(Double.self, elements, at: position), to: [Element].self)
+      return reinterpret(
+        try decoder.scalarArray(Double.self, elements, at: position), as: [Element].self)
     }
     if Element.self == Int.self {
-      return unsafeBitCast(
-        try decoder.scalarArray(Int.self, elements, at: position), to: [Element].self)
+      return reinterpret(
+        try decoder.scalarArray(Int.self, elements, at: position), as: [Element].self)
     }
     if Element.self == String.self {
-      return unsafeBitCast(
-        try decoder.scalarArray(String.self, elements, at: position), to: [Element].self)
+      return reinterpret(
+        try decoder.scalarArray(String.self, elements, at: position), as: [Element].self)
     }
     if Element.self == Int64.self {
-      return unsafeBitCast(
-        try decoder.scalarArray(Int64.self, elements, at: position), to: [Element].self)
+      return reinterpret(
+        try decoder.scalarArray(Int64.self, elements, at: position), as: [Element].self)
     }
     var result: [Element] = []
     result.reserveCapacity(elements.count)
@@ -125,12 +125,12 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
   static func decodeDictionary<T>(
     _ decoder: DecoderImpl, at position: DecodingPosition, as: T.Type
   ) throws -> T {
-    unsafeBitCast(try decodeDictionary(decoder, at: position), to: T.self)
+    reinterpret(try decodeDictionary(decoder, at: position), as: T.self)
   }
 
   /// The key for a member name, or the error the standard library throws for it.
   private static func key(_ name: String, at frame: ContainerFrame) throws -> Key {
-    if Key.self == String.self { return unsafeBitCast(name, to: Key.self) }
+    if Key.self == String.self { return reinterpret(name, as: Key.self) }
     let codingKey = DictionaryKey(stringValue: name)
     let path = frame.path(with: AnyCodingKey(stringValue: name))
     if Key.self == Int.self {
@@ -140,7 +140,7 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
           DecodingError.Context(
             codingPath: path, debugDescription: "Expected Int key but found String key instead."))
       }
-      return unsafeBitCast(int, to: Key.self)
+      return reinterpret(int, as: Key.self)
     }
     guard let representable = Key.self as? any CodingKeyRepresentable.Type,
       let key = representable.init(codingKey: codingKey) as? Key
@@ -246,10 +246,10 @@ extension DecoderImpl {
     case .dictionary(let dictionary):
       return try dictionary.decodeDictionary(self, at: position, as: T.self)
     case .date:
-      return unsafeBitCast(try unboxDate(at: position), to: T.self)
+      return reinterpret(try unboxDate(at: position), as: T.self)
     case .decimal:
       let decimal = try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) }
-      return unsafeBitCast(decimal, to: T.self)
+      return reinterpret(decimal, as: T.self)
     case .url:
       let url = try fallingBack(URL(string: "about:blank"), at: position) { position in
         let text = try stringToParse(at: position)
@@ -258,7 +258,7 @@ extension DecoderImpl {
         }
         return url
       }
-      return unsafeBitCast(url, to: T.self)
+      return reinterpret(url, as: T.self)
     case .data:
       switch options.decoder.dataDecodingStrategy {
       case .deferredToData:
@@ -271,9 +271,9 @@ extension DecoderImpl {
           }
           return data
         }
-        return unsafeBitCast(data, to: T.self)
+        return reinterpret(data, as: T.self)
       case .custom(let read):
-        return unsafeBitCast(try with(position) { try read(self) }, to: T.self)
+        return reinterpret(try with(position) { try read(self) }, as: T.self)
       }
     }
   }

@@ -44,7 +44,9 @@ extension DecoderImpl {
     }
   }
 
-  private func read<T>(_ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition)
+  private func read<T>(
+    _ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition
+  )
     throws -> T
   {
     let value = try transform.read(try json(at: position))

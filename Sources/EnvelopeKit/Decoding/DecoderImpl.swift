@@ -205,9 +205,9 @@ final class DecoderImpl: Decoder {
       if let index = position.index,
         case .value(let value) = S.strictValue(position.document, index, options)
       {
-        return unsafeBitCast(value, to: T.self)
+        return reinterpret(value, as: T.self)
       }
-      return unsafeBitCast(try scalar(S.self, at: position.reading(S.self)), to: T.self)
+      return reinterpret(try scalar(S.self, at: position.reading(S.self)), as: T.self)
     }
     switch kind {
     case .string: return try read(String.self)
@@ -289,6 +289,15 @@ final class DecoderImpl: Decoder {
       parent: ContainerFrame(root: document), index: index, key: nil, type: Any.self)
     return "\(step) not found in \(describe(here))."
   }
+}
+
+/// `value` as `T`, which the caller has proven to be `U`'s type (a generic result whose type
+/// was found by metatype identity, so that no `as?` cast or metadata lookup is paid). The one
+/// place values are reinterpreted; debug builds check the types.
+@inline(__always)
+func reinterpret<U, T>(_ value: U, as type: T.Type) -> T {
+  assert(U.self == T.self, "reinterpret \(U.self) as \(T.self)")
+  return unsafeBitCast(value, to: T.self)
 }
 
 /// The scalar types the decoder reads from tokens, told apart by metatype identity (pointer

@@ -116,7 +116,8 @@ extension LenientDecoder {
         return EnvelopeResult(status: status, value: nil, report: DecodingReport())
       }
       let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
-      let value = try impl.decodeEnvelopeData(type, format: format, status: status, at: path)
+      let value = try Self.payload(
+        type, with: impl, in: document, format: format, status: status, at: path)
       return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
     }
   }
@@ -172,31 +173,6 @@ extension LenientDecoder {
   }
 }
 
-extension DecoderImpl {
-  /// Decodes the payload of a success envelope, with the fallbacks for missing or null data.
-  func decodeEnvelopeData<T: Decodable>(
-    _ type: T.Type, format: EnvelopeFormat, status: EnvelopeStatus, at path: JSONPath = .root
-  ) throws -> T {
-    let document = position.document
-    let index = document.index(at: format.data)
-    if !path.components.isEmpty {
-      // Inside data: data itself must be there; the path is then decoded as any key path is.
-      if index == nil || index.map({ document.kind($0) == .null }) == true,
-        !(T.self is any DecodableOptional.Type)
-      {
-        throw EnvelopeError.missingData(code: status.code)
-      }
-      return try decodeRoot(type, at: JSONPath(format.data.components + path.components))
-    }
-    if index == nil || index.map({ document.kind($0) == .null }) == true {
-      // The envelope's rule, not drift: both policies give the empty payload, unreported.
-      if let empty = EmptyPayload.value(T.self) { return empty }
-      throw EnvelopeError.missingData(code: status.code)
-    }
-    return try decodeRoot(type, at: format.data)
-  }
-}
-
 /// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by
 /// the envelope readers, `RootModel` and the provider.
 package enum EmptyPayload {
@@ -227,24 +203,39 @@ extension Dictionary: EmptyCollection {
   static var emptyCollection: [Key: Value] { [:] }
 }
 
-extension JSONDocument {
-  /// The token at `path`, or nil when a step is missing.
-  func index(at path: JSONPath, from start: Int = 0) -> Int? {
-    var index = start
-    for component in path.components {
-      guard let found = child(component, of: index) else { return nil }
-      index = found
+extension LenientDecoder {
+  /// Decodes the payload of a success envelope with `decoder`, with the envelope's rule for
+  /// missing or null data.
+  fileprivate static func payload<T: Decodable>(
+    _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
+    status: EnvelopeStatus, at path: JSONPath
+  ) throws -> T {
+    let index = document.index(at: format.data)
+    if !path.components.isEmpty {
+      // Inside data: data itself must be there; the path is then decoded as any key path is.
+      if index == nil || index.map({ document.kind($0) == .null }) == true,
+        !(T.self is any DecodableOptional.Type)
+      {
+        throw EnvelopeError.missingData(code: status.code)
+      }
+      return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
     }
-    return index
+    if index == nil || index.map({ document.kind($0) == .null }) == true {
+      // The envelope's rule, not drift: both policies give the empty payload, unreported.
+      if let empty = EmptyPayload.value(T.self) { return empty }
+      throw EnvelopeError.missingData(code: status.code)
+    }
+    return try decoder.decodeRoot(type, at: format.data)
   }
+}
 
-  /// The value `component` names in the container at `index`: a key of an object or an
-  /// element of an array; nil when missing or of the other kind.
-  func child(_ component: JSONPath.Component, of index: Int) -> Int? {
-    switch (component, kind(index)) {
-    case (.key(let name), .object): return valueIndex(forKey: name, inObject: index)
-    case (.index(let position), .array): return elementIndex(position, inArray: index)
-    default: return nil
-    }
+extension LenientDecoder {
+  /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
+  /// (unless the caller set one).
+  var userInfoForModels: [CodingUserInfoKey: Any] {
+    var info: [CodingUserInfoKey: Any] = [:]
+    for (key, value) in userInfo { info[key] = value }
+    if info[.envelopeFormat] == nil { info[.envelopeFormat] = envelope }
+    return info
   }
 }

@@ -50,22 +50,16 @@ package struct JSONLocation: Equatable, Sendable {
 extension JSONDocument {
   fileprivate func location(of index: Int, depth: Int) -> JSONLocation {
     let token = tokens[index]
-    let kind: String
     var start = Int(token.start)
     var end = Int(token.end)
-    switch token.kind {
-    case .string:
-      kind = "string"
+    if token.kind == .string {
+      // The quotes too.
       start -= 1
       end += 1
-    case .number: kind = "number"
-    case .true, .false: kind = "bool"
-    case .null: kind = "null"
-    case .array: kind = "array"
-    case .object: kind = "object"
     }
     let text = String(decoding: bytes[start..<min(end, bytes.count)], as: UTF8.self)
-    let snippet = text.count > 40 ? String(text.prefix(40)) + "…" : text
+    let snippet = messageSnippet(text)
+    let kind = token.kind.name
     let (line, column) = JSONReaderError.lineAndColumn(of: start, in: bytes)
     return JSONLocation(
       kind: kind, snippet: snippet, offset: start, line: line, column: column, depth: depth)

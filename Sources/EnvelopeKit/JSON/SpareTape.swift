@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -21,6 +23,15 @@ enum SpareTape {
   /// The largest tape kept (in tokens: 8 MB).
   static let largestKept = 1 << 19
 
+  /// Whether threads keep a spare: yes unless the environment variable
+  /// `ENVELOPEKIT_NO_SPARE_TAPE` is set (to anything but `0`), read once per process.
+  static let isEnabled: Bool = {
+    guard let value = ProcessInfo.processInfo.environment["ENVELOPEKIT_NO_SPARE_TAPE"] else {
+      return true
+    }
+    return value.isEmpty || value == "0"
+  }()
+
   /// A buffer of at least `minimumCapacity` tokens and its capacity: the thread's spare when it
   /// is large enough, otherwise a new one.
   static func take(minimumCapacity: Int) -> (base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
@@ -39,7 +50,7 @@ enum SpareTape {
   /// too large; frees it otherwise.
   static func giveBack(_ base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if capacity <= largestKept, let slot = slot() {
+      if isEnabled, capacity <= largestKept, let slot = slot() {
         if let kept = slot.pointee.base {
           guard slot.pointee.capacity < capacity else {
             base.deallocate()

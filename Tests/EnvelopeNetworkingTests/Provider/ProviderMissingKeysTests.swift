@@ -20,11 +20,17 @@ private struct Account: Decodable, Sendable {
     #expect(invented.accessToken == "")
     decoder.require(Account.self, keys: "accessToken")
     let required = Provider<StubAPI>(decoder: decoder, stub: .immediate, fixtures: packageFixtures)
-    await #expect(throws: (any Error).self) { try await required.request(.inline, as: Account.self) }
+    await #expect(throws: (any Error).self) {
+      try await required.request(.inline, as: Account.self)
+    }
     var everyKey = LenientDecoder()
     everyKey.missingKeys = .error
-    let strictKeys = Provider<StubAPI>(decoder: everyKey, stub: .immediate, fixtures: packageFixtures)
-    await #expect(throws: (any Error).self) { try await strictKeys.request(.inline, as: Account.self) }
-    #expect(try await strictKeys.request(.inline, as: DemoUser.self) == DemoUser(id: 7, name: "Inline"))
+    let strictKeys = Provider<StubAPI>(
+      decoder: everyKey, stub: .immediate, fixtures: packageFixtures)
+    await #expect(throws: (any Error).self) {
+      try await strictKeys.request(.inline, as: Account.self)
+    }
+    #expect(
+      try await strictKeys.request(.inline, as: DemoUser.self) == DemoUser(id: 7, name: "Inline"))
   }
 }

@@ -1,0 +1,21 @@
+extension JSONDocument {
+  /// The token at `path`, or nil when a step is missing.
+  func index(at path: JSONPath, from start: Int = 0) -> Int? {
+    var index = start
+    for component in path.components {
+      guard let found = child(component, of: index) else { return nil }
+      index = found
+    }
+    return index
+  }
+
+  /// The value `component` names in the container at `index`: a key of an object or an
+  /// element of an array; nil when missing or of the other kind.
+  func child(_ component: JSONPath.Component, of index: Int) -> Int? {
+    switch (component, kind(index)) {
+    case (.key(let name), .object): return valueIndex(forKey: name, inObject: index)
+    case (.index(let position), .array): return elementIndex(position, inArray: index)
+    default: return nil
+    }
+  }
+}
