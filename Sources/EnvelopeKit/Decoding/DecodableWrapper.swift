@@ -67,7 +67,8 @@ public struct OneOrMany<T: Decodable>: Decodable {
       do {
         container = try decoder.unkeyedContainer()
         isArray = true
-      } catch DecodingError.typeMismatch {
+      } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
+        // Not an array (null included): a single value.
         isArray = false
       }
     }

@@ -69,12 +69,15 @@ extension DecoderImpl {
     let opener: Character = kind == .object ? "{" : "["
     guard text.first(where: { !$0.isWhitespace }) == opener else { return nil }
     let remainingDepth = options.maxDepth - position.depth
-    guard remainingDepth > 0 else { throw abort(deeperThan: options.maxDepth, at: position) }
     do {
+      // With no depth left, any container is too deep; read it with one level to tell JSON
+      // (too deep) from text that only starts with a bracket (not JSON, a fallback).
       let document = try JSONDocument(
-        data: Data(text.utf8), maxDepth: remainingDepth, allowsTrailingCommas: true)
-      return document.kind(0) == kind ? document : nil
-    } catch {
+        data: Data(text.utf8), maxDepth: max(1, remainingDepth), allowsTrailingCommas: true)
+      guard document.kind(0) == kind else { return nil }
+      guard remainingDepth > 0 else { throw abort(deeperThan: options.maxDepth, at: position) }
+      return document
+    } catch let error as JSONReaderError {
       if case .tooDeep = error.reason { throw abort(deeperThan: options.maxDepth, at: position) }
       // Not JSON after all: the caller falls back and reports what it found.
       return nil

@@ -73,20 +73,25 @@ extension DecoderImpl {
   func absentError(_ type: Any.Type, at position: DecodingPosition, _ description: String)
     -> DecodingError
   {
-    if position.requiresValue { isAborting = true }
+    let stop = position.requiresValue ? DecodeStop.requiredValue : nil
     if position.index == nil, let key = position.key, !position.readsMissingAsNull {
-      return keyNotFound(key, in: position.parent)
+      return keyNotFound(key, in: position.parent, stop: stop)
     }
     return DecodingError.valueNotFound(
-      type, DecodingError.Context(codingPath: position.codingPath, debugDescription: description))
+      type,
+      DecodingError.Context(
+        codingPath: position.codingPath, debugDescription: description, underlyingError: stop))
   }
 
-  func keyNotFound(_ key: AnyCodingKey, in parent: ContainerFrame) -> DecodingError {
+  func keyNotFound(_ key: AnyCodingKey, in parent: ContainerFrame, stop: DecodeStop? = nil)
+    -> DecodingError
+  {
     DecodingError.keyNotFound(
       key,
       DecodingError.Context(
         codingPath: parent.path,
-        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").",
+        underlyingError: stop))
   }
 
   /// A string that did not parse as the type a strategy expects.
@@ -101,7 +106,7 @@ extension DecoderImpl {
     do {
       return try JSON(document: position.document, index: position.index ?? 0)
     } catch {
-      isAborting = true
+      // Its underlying `tooDeep` reader error stops the decode (`DecodeStop.stops`).
       throw LenientDecoder.dataCorrupted(error, at: position.codingPath)
     }
   }
@@ -109,23 +114,59 @@ extension DecoderImpl {
   /// Stops the decode: the input nests deeper than `maxDepth` allows (held in a string that
   /// the lenient policy reads as JSON).
   func abort(deeperThan limit: Int, at position: DecodingPosition) -> DecodingError {
-    isAborting = true
-    return DecodingError.dataCorrupted(
+    DecodingError.dataCorrupted(
       DecodingError.Context(
         codingPath: position.codingPath,
         debugDescription:
-          "The JSON is nested too deeply: the string here holds JSON that nests past maxDepth (\(limit))."
-      ))
+          "The JSON is nested too deeply: the string here holds JSON that nests past maxDepth (\(limit)).",
+        underlyingError: DecodeStop.depthLimit))
   }
 
   /// Stops the decode: the input nests deeper than this thread's stack can decode.
   func abort(tooDeepAt position: DecodingPosition) -> DecodingError {
-    isAborting = true
-    return DecodingError.dataCorrupted(
+    DecodingError.dataCorrupted(
       DecodingError.Context(
         codingPath: position.codingPath,
         debugDescription:
-          "The JSON is nested too deeply to decode on this thread's stack (depth \(position.depth))."
-      ))
+          "The JSON is nested too deeply to decode on this thread's stack (depth \(position.depth)).",
+        underlyingError: DecodeStop.stackLimit))
+  }
+}
+
+/// Why a decode stops whatever the policy: the `underlyingError` of the `DecodingError` thrown,
+/// so that the error itself (not decoder state) says it, across `superDecoder()` decoders and
+/// after a model's own `try?` has caught one.
+enum DecodeStop: Error, Sendable, CustomStringConvertible {
+  /// A string held JSON nesting past `maxDepth`.
+  case depthLimit
+  /// The thread's stack has no room for another level.
+  case stackLimit
+  /// A required value (`missingKeys = .error`, `require`) is absent or null.
+  case requiredValue
+
+  var description: String {
+    switch self {
+    case .depthLimit: "nested past maxDepth"
+    case .stackLimit: "nested past the thread's stack"
+    case .requiredValue: "a required value is missing"
+    }
+  }
+
+  /// Whether `error` stops the decode: no lenient drop, null, default case or transform
+  /// fallback recovers from it. The one place this is decided.
+  static func stops(_ error: any Error) -> Bool {
+    let context: DecodingError.Context
+    switch error as? DecodingError {
+    case .dataCorrupted(let found), .keyNotFound(_, let found), .valueNotFound(_, let found),
+      .typeMismatch(_, let found):
+      context = found
+    default:
+      return false
+    }
+    if context.underlyingError is DecodeStop { return true }
+    if let reader = context.underlyingError as? JSONReaderError, case .tooDeep = reader.reason {
+      return true
+    }
+    return false
   }
 }

@@ -135,7 +135,11 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   // MARK: - Decoding
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    if let mapping = mapping(key) { return mappedPosition(key, mapping, Any?.self).isMissingOrNull }
+    if let mapping = mapping(key) {
+      var position = mappedPosition(key, mapping, Any?.self)
+      try require(&position, key)
+      return position.isMissingOrNull
+    }
     let position = try required(key, Any?.self)
     guard let index = position.index else {
       // Lenient: a missing key reads as null; strict would have thrown keyNotFound.
@@ -340,6 +344,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     var position = DecodingPosition(
       parent: self, index: lookup(name: key.stringValue), key: key, type: Any.self)
     position.readsMissingAsNull = true
+    if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
     return DecoderImpl(sharing: decoder, at: position)
   }
 }

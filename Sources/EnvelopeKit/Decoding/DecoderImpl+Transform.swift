@@ -5,11 +5,16 @@ import Foundation
 extension DecoderImpl {
   /// The transform's value for a non-optional property. A missing value, or one the transform
   /// throws for, is an unusable value at its key: the fallback and report of any other
-  /// (`fallback(_:at:)`), or the strict error.
+  /// (`fallback(_:at:)`), or the strict error. A required value that is missing or null is
+  /// never handed to the transform.
   func transformed<T>(_ type: T.Type, _ transform: AnyValueTransform, at position: DecodingPosition)
     throws -> T
   {
     try checkType(T.self, transform, at: position)
+    if position.requiresValue, position.isMissingOrNull {
+      throw absentError(
+        T.self, at: position, "Cannot get value of type \(T.self) -- found null value instead")
+    }
     let failure: any Error
     if position.index == nil {
       failure = absentError(T.self, at: position, "Expected \(T.self) value but found nothing.")
@@ -17,13 +22,13 @@ extension DecoderImpl {
       do {
         return try read(T.self, transform, at: position)
       } catch {
-        if isAborting { throw error }
+        if DecodeStop.stops(error) { throw error }
         failure = self.failure(error, transform, at: position)
       }
     }
-    guard leniency.fallsBack(at: position), let empty = emptyValue(of: T.self) else {
-      throw failure
-    }
+    guard leniency.fallsBack(at: position),
+      let empty = position.declaredFallback as? T ?? emptyValue(of: T.self)
+    else { throw failure }
     return fallback(empty, at: position.reading(T.self))
   }
 
@@ -36,9 +41,8 @@ extension DecoderImpl {
     do {
       return try read(T.self, transform, at: position)
     } catch {
-      guard leniency.nullsOptionals, !isAborting else {
-        throw isAborting ? error : failure(error, transform, at: position)
-      }
+      if DecodeStop.stops(error) { throw error }
+      guard leniency.nullsOptionals else { throw failure(error, transform, at: position) }
       record(.nulled, at: position.reading(T.self, allowsFallback: false))
       return nil
     }

@@ -16,10 +16,6 @@ final class DecoderImpl: Decoder {
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   private let stack: StackGuard
-  /// Set when the decode must stop whatever the policy (the stack guard or a depth limit
-  /// tripped, a required value is absent): lenient recovery points rethrow instead of dropping
-  /// or nulling.
-  var isAborting = false
 
   /// A decoder at the root of `document`.
   init(options: DecodingOptions, document: JSONDocument) {
@@ -138,7 +134,9 @@ final class DecoderImpl: Decoder {
       do {
         return try type.init(from: self)
       } catch {
-        guard !isAborting, let fallback = defaultCase(of: defaultable) as? T else { throw error }
+        guard !DecodeStop.stops(error), let fallback = defaultCase(of: defaultable) as? T else {
+          throw error
+        }
         recorder.rollback(to: mark)
         record(.defaulted, at: position)
         return fallback
@@ -172,7 +170,15 @@ final class DecoderImpl: Decoder {
   /// array element or Optional is dropped or nulled instead).
   func emptyValue<T>(of type: T.Type) -> T? {
     if let scalar = T.self as? any JSONScalar.Type { return scalar.emptyValue as? T }
-    return EmptyPayload.value(T.self)
+    if T.self == Date.self { return Date(timeIntervalSince1970: 0) as? T }
+    if T.self == URL.self { return URL(string: "about:blank") as? T }
+    if T.self == Decimal.self { return Decimal(0) as? T }
+    if T.self == Data.self { return Data() as? T }
+    if let optional = T.self as? any DecodableOptional.Type { return optional.nilValue as? T }
+    if let collection = T.self as? any EmptyCollection.Type {
+      return collection.emptyCollection as? T
+    }
+    return nil
   }
 
   /// A fallback: the declared initial value if there is one, else `empty`; reported `defaulted`.
@@ -181,7 +187,7 @@ final class DecoderImpl: Decoder {
     return position.declaredFallback as? T ?? empty
   }
 
-  /// Runs `body`; when it throws and the decode is not aborting, forgets the report entries it
+  /// Runs `body`; when it throws an error that does not stop the decode, forgets the report entries it
   /// made and returns nil, so the caller can drop or null the value (and report that instead).
   /// Inlined: it runs once per array element and present Optional.
   @inline(__always)
@@ -190,7 +196,7 @@ final class DecoderImpl: Decoder {
     do {
       return try body()
     } catch {
-      if isAborting { throw error }
+      if DecodeStop.stops(error) { throw error }
       recorder.rollback(to: mark)
       return nil
     }

@@ -25,8 +25,8 @@ final class DecodingOptions {
   /// The keys of `model` that may not be missing or null; nil when none.
   func requirement(for model: Any.Type) -> KeyRequirement? {
     guard requiresKeys else { return nil }
-    if let named = decoder.requiredKeys.requirement(for: model) { return named }
-    return decoder.missingKeys == .error && decoder.policy == .lenient ? .all : nil
+    if decoder.missingKeys == .error { return .all }
+    return decoder.requiredKeys.requirement(for: model)
   }
 
   /// The non-conforming float a string stands for under the options, or nil.

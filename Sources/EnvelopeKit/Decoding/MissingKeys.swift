@@ -9,8 +9,9 @@ public enum MissingKeys: Sendable, Hashable {
   /// The value falls back (the declared initial value, else the type's empty value) and is
   /// reported `defaulted`: the default, and the behaviour before this option existed.
   case fallBack
-  /// The decode throws `keyNotFound` (absent) or `valueNotFound` (null), as strict does.
-  /// Kind mismatches still coerce and fall back as before.
+  /// The decode throws `keyNotFound` (absent) or `valueNotFound` (null), as strict does, even
+  /// where a `LenientDecodable` declares an initial value: no missing key gets a value the
+  /// response did not have. Kind mismatches still coerce and fall back as before.
   case error
 }
 

@@ -190,19 +190,6 @@ package enum EmptyPayload {
   }
 }
 
-/// Arrays and dictionaries, which an envelope with null data leaves empty.
-protocol EmptyCollection {
-  static var emptyCollection: Self { get }
-}
-
-extension Array: EmptyCollection {
-  static var emptyCollection: [Element] { [] }
-}
-
-extension Dictionary: EmptyCollection {
-  static var emptyCollection: [Key: Value] { [:] }
-}
-
 extension LenientDecoder {
   /// Decodes the payload of a success envelope with `decoder`, with the envelope's rule for
   /// missing or null data.

@@ -24,12 +24,13 @@ enum SpareTape {
   static let largestKept = 1 << 19
 
   /// Whether threads keep a spare: yes unless the environment variable
-  /// `ENVELOPEKIT_NO_SPARE_TAPE` is set (to anything but `0`), read once per process.
+  /// `ENVELOPEKIT_NO_SPARE_TAPE` is set (to anything but `0`, the empty string included), read
+  /// once per process.
   static let isEnabled: Bool = {
     guard let value = ProcessInfo.processInfo.environment["ENVELOPEKIT_NO_SPARE_TAPE"] else {
       return true
     }
-    return value.isEmpty || value == "0"
+    return value == "0"
   }()
 
   /// A buffer of at least `minimumCapacity` tokens and its capacity: the thread's spare when it

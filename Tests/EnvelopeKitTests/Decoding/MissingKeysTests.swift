@@ -22,6 +22,33 @@ private struct Preferences: LenientDecodable, Equatable {
   var beta = false
 }
 
+private class Animal: Decodable {
+  let legs: Int
+}
+
+private final class Dog: Animal {
+  let name: String
+  enum Keys: String, CodingKey { case name }
+  required init(from decoder: any Decoder) throws {
+    name = try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .name)
+    try super.init(from: decoder.container(keyedBy: Keys.self).superDecoder())
+  }
+}
+
+/// A model that forgives its token itself.
+private struct Session: Decodable {
+  var token: Token?
+  var count: Int
+  var ids: [Int]
+  enum CodingKeys: String, CodingKey { case token, count, ids }
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    token = try? container.decode(Token.self, forKey: .token)
+    count = try container.decode(Int.self, forKey: .count)
+    ids = try container.decode([Int].self, forKey: .ids)
+  }
+}
+
 /// The error a decode threw, as `keyNotFound path`, `valueNotFound path` or `value`.
 private func outcome<T>(_ decode: () throws -> T) -> String {
   do {
@@ -149,6 +176,58 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
     #expect(outcome { try decoder.decode(Token.self, from: noToken) } == "keyNotFound auth.token")
     let noExpiry = Data(#"{"access":"a","refreshToken":"r"}"#.utf8)
     #expect(outcome { try decoder.decode(Token.self, from: noExpiry) } == "keyNotFound expiresIn")
+  }
+
+  @Test func missingKeysErrorCoversEveryKeyEvenWithARequireForTheModel() {
+    var decoder = LenientDecoder()
+    decoder.missingKeys = .error
+    decoder.require(Token.self, keys: "refreshToken")
+    let body = Data(#"{"refreshToken":"r","expiresIn":1}"#.utf8)
+    #expect(outcome { try decoder.decode(Token.self, from: body) } == "keyNotFound accessToken")
+  }
+
+  @Test func missingKeysErrorOverridesDeclaredValues() {
+    var decoder = LenientDecoder()
+    decoder.missingKeys = .error
+    #expect(
+      outcome {
+        try decoder.decode(Preferences.self, from: Data(#"{"beta":true}"#.utf8))
+      } == "keyNotFound theme")
+  }
+
+  @Test func aRequiredSuperclassKeyThrowsThroughSuperDecoder() {
+    var decoder = LenientDecoder()
+    decoder.missingKeys = .error
+    let body = Data(#"{"name":"Rex","super":{}}"#.utf8)
+    #expect(outcome { try decoder.decode(Dog.self, from: body) } == "keyNotFound super.legs")
+    let noSuper = Data(#"{"name":"Rex"}"#.utf8)
+    #expect(outcome { try decoder.decode(Dog.self, from: noSuper) }.hasPrefix("valueNotFound"))
+  }
+
+  /// A required key's error stops the decode even inside an array, and a model that catches
+  /// one itself (`try?`) leaves the rest of the decode lenient.
+  @Test func aRequiredKeyStopsTheDecodeButACaughtOneDoesNotPoisonIt() throws {
+    var decoder = LenientDecoder()
+    decoder.require(Token.self)
+    let list = Data(
+      #"[{"accessToken":"a","refreshToken":"r","expiresIn":1},{"accessToken":"a"}]"#.utf8)
+    #expect(
+      outcome { try decoder.decode([Token].self, from: list) } == "keyNotFound Index 1.refreshToken"
+    )
+    let forgiving = Data(#"{"token":{"accessToken":"a"},"count":"3","ids":[1,"x"]}"#.utf8)
+    let result = try decoder.decodeWithReport(Session.self, from: forgiving)
+    #expect(result.value.token == nil)
+    #expect(result.value.count == 3)
+    #expect(result.value.ids == [1])
+    #expect(result.report.entries.map(\.kind) == [.coerced, .dropped])
+  }
+
+  @Test func aRequiredNullWithATransformIsValueNotFound() {
+    var decoder = LenientDecoder()
+    decoder.require(Token.self, keys: "expiresIn")
+    decoder.transform(Token.self, key: "expiresIn", ValueTransform<Int> { _ in 1 })
+    let body = Data(#"{"accessToken":"a","refreshToken":"r","expiresIn":null}"#.utf8)
+    #expect(outcome { try decoder.decode(Token.self, from: body) } == "valueNotFound expiresIn")
   }
 
   @Test func strictIsUnchangedByMissingKeys() {

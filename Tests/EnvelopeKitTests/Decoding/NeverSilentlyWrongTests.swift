@@ -10,6 +10,42 @@ private struct Comment: Decodable, Equatable {
   var replies: [Comment]
 }
 
+private struct DeclaredHolder: LenientDecodable {
+  var comment = Comment(replies: [])
+}
+
+/// A class decoding its superclass through `superDecoder()`.
+private class ReplyBase: Decodable {
+  let replies: [Comment]
+  required init(from decoder: any Decoder) throws {
+    replies = try Comment(from: decoder).replies
+  }
+}
+
+private final class Reply: ReplyBase {
+  let text: String
+  enum Keys: String, CodingKey { case text }
+  required init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: Keys.self)
+    text = try container.decode(String.self, forKey: .text)
+    try super.init(from: container.superDecoder())
+  }
+}
+
+/// A model that forgives one field itself.
+private struct Forgiving: Decodable {
+  var comment: Comment?
+  var count: Int
+  var tags: [Int]
+  enum CodingKeys: String, CodingKey { case comment, count, tags }
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    comment = try? container.decode(Comment.self, forKey: .comment)
+    count = try container.decode(Int.self, forKey: .count)
+    tags = try container.decode([Int].self, forKey: .tags)
+  }
+}
+
 private struct Post: Decodable, Equatable {
   var tags: OneOrMany<String>
 }
@@ -25,6 +61,15 @@ private struct Line: Decodable, Equatable {
 
 private struct Basket: Decodable, Equatable {
   var items: [Line]
+}
+
+private struct Stamp: LenientDecodable {
+  var at = Date(timeIntervalSince1970: 0)
+  var since = Date(timeIntervalSince1970: 86_400)
+}
+
+private struct TransformedRoot: Decodable {
+  var value: Int
 }
 
 /// Whether `body` threw a depth error (the `maxDepth` limit or the stack guard).
@@ -119,6 +164,32 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
       throwsDepthError {
         _ = try mapped.decode(Holder<Comment>.self, from: Data(#"{"value":\#(deep)}"#.utf8))
       } == "depth")
+    // A declared value, Int keys, a superDecoder inside an array, a transform.
+    #expect(outcome(DeclaredHolder.self, #"{"comment":\#(deep)}"#) == "depth")
+    #expect(outcome([Int: Comment].self, #"{"1":\#(deep)}"#) == "depth")
+    #expect(outcome([Reply].self, #"[{"super":\#(deep),"text":"a"}]"#) == "depth")
+    var transformed = LenientDecoder()
+    transformed.transform(
+      Holder<Int>.self, key: "value", ValueTransform<Int> { json in json.arrayValue?.count ?? 0 })
+    let deepArray = String(repeating: "[", count: 2_000) + String(repeating: "]", count: 2_000)
+    transformed.maxDepth = 3_000
+    #expect(
+      throwsDepthError {
+        _ = try transformed.decode(
+          [Holder<Int>].self, from: Data(#"[{"value":\#(deepArray)}]"#.utf8))
+      } == "depth")
+  }
+
+  /// A depth error caught by a model's own `try?` does not turn the rest of the decode strict.
+  @Test func aCaughtDepthErrorLeavesTheRestLenient() throws {
+    let deep = stringifiedComments(levels: 12, perLevel: 100)
+    let json = Data(#"{"comment":\#(deep),"count":"7","tags":[1,"x"]}"#.utf8)
+    let result = try LenientDecoder().decodeWithReport(Forgiving.self, from: json)
+    #expect(result.value.comment == nil)
+    #expect(result.value.count == 7)
+    #expect(result.value.tags == [1])
+    let rest = result.report.entries.filter { !$0.path.hasPrefix("comment") }
+    #expect(rest.map { "\($0.path) \($0.kind)" } == ["count coerced", "tags[1] dropped"])
   }
 
   @Test(arguments: [10_000, 100_000])
@@ -139,10 +210,16 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
       outcomes.append((try? decoder.text(at: "0", from: data)) == nil ? "threw" : "value")
       outcomes.append(
         (try? decoder.decodeEnvelope(JSON.self, from: envelope)) == nil ? "threw" : "value")
+      var transformed = decoder
+      transformed.transform(
+        TransformedRoot.self, key: "value", ValueTransform<Int> { _ in 1 })
+      let wrapped = Data(#"{"value":"#.utf8) + data + Data("}".utf8)
+      outcomes.append(
+        (try? transformed.decode(TransformedRoot.self, from: wrapped)) == nil ? "threw" : "value")
       return outcomes.joined(separator: ",")
     }
-    // Returning at all is the test; each entry point threw or returned a value.
-    #expect(!result.isEmpty)
+    // Every entry point returned (no crash) and threw: no JSON value that deep is built.
+    #expect(result == "threw,threw,threw,threw,threw,threw")
   }
 
   /// The deepest `JSON` value can be compared, hashed, written and freed on a 512 KB thread.
@@ -226,6 +303,24 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     #expect(transformed.report.entries.map(\.expected) == plainDefaults.map(\.expected))
   }
 
+  /// A throwing `Date` transform falls back as an unusable `Date` does (the 1970 epoch under
+  /// `.secondsSince1970`), and a declared value wins over the empty one.
+  @Test func aThrowingDateTransformFallsBackAndKeepsDeclaredValues() throws {
+    var decoder = LenientDecoder()
+    decoder.dateDecodingStrategy = .secondsSince1970
+    var transformed = decoder
+    transformed.transform(Stamp.self, key: "at", .iso8601)
+    transformed.transform(Stamp.self, key: "since", .iso8601)
+    let json = Data(#"{"at":"soon","since":"later"}"#.utf8)
+    let plain = try decoder.decodeWithReport(Stamp.self, from: json)
+    let result = try transformed.decodeWithReport(Stamp.self, from: json)
+    #expect(result.value.at == plain.value.at)
+    #expect(result.value.at == Date(timeIntervalSince1970: 0))
+    #expect(result.value.since == Stamp().since)
+    #expect(result.report.entries.map(\.kind) == [.defaulted, .defaulted])
+    #expect(result.report.entries.map(\.path) == plain.report.entries.map(\.path))
+  }
+
   @Test(arguments: [DecodingPolicy.lenient, .strict])
   func utf32LittleEndianWithAByteOrderMarkDecodes(_ policy: DecodingPolicy) throws {
     var data = Data([0xFF, 0xFE, 0x00, 0x00])
@@ -291,8 +386,9 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     #expect(lenient.value.value == 1)
     #expect(lenient.report.isEmpty, "\(lenient.report)")
     decoder.userInfo[.decodingPath] = JSONPath("data")
-    let strict = try? LenientDecoder(policy: .strict).decode(
-      DecodableWrapper<Int?>.self, from: json)
+    var strictDecoder = decoder
+    strictDecoder.policy = .strict
+    let strict = try? strictDecoder.decode(DecodableWrapper<Int?>.self, from: json)
     let whole = try decoder.decodeWithReport(DecodableWrapper<Int?>.self, from: json)
     #expect((strict == nil) == !whole.report.isEmpty, "\(whole.report)")
   }

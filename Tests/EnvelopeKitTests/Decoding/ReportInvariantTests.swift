@@ -61,8 +61,8 @@ import Testing
     #expect(
       literals.contains { $0 == "18446744073709551616" || $0.hasPrefix("18446744073709551616") })
     #expect(
-      literals.allSatisfy {
-        $0.utf8.withContiguousStorageIfAvailable { NumberParsing.isJSONNumber($0) } ?? true
+      literals.allSatisfy { literal in
+        Array(literal.utf8).withUnsafeBufferPointer { NumberParsing.isJSONNumber($0) }
       })
   }
 }

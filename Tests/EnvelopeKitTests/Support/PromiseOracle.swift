@@ -538,11 +538,12 @@ enum PromiseOracle {
       number(Int8.self, documented: integerDifference)
       number(UInt64.self, documented: integerDifference)
       number(Int64.self, documented: integerDifference)
-      // Double and Float equal Double(String) and Float(String), correctly rounded.
+      // Double and Float equal Double(String) and Float(String), correctly rounded, to the bit
+      // (the sign of zero included).
       if let value = try? LenientDecoder(policy: .strict).decode(
         [Double].self, from: Data("[\(literal)]".utf8)
       ).first,
-        value != Double(literal)
+        value.bitPattern != Double(literal)?.bitPattern
       {
         outcome.violations.append(
           "Double \(literal) gave \(value), Double(String) \(String(describing: Double(literal)))")
@@ -550,7 +551,7 @@ enum PromiseOracle {
       if let value = try? LenientDecoder(policy: .strict).decode(
         [Float].self, from: Data("[\(literal)]".utf8)
       ).first,
-        value != Float(literal)
+        value.bitPattern != Float(literal)?.bitPattern
       {
         outcome.violations.append(
           "Float \(literal) gave \(value), Float(String) \(String(describing: Float(literal)))")
