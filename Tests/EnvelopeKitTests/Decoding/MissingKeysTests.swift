@@ -164,12 +164,7 @@ private func outcome<T>(_ decode: () throws -> T) -> String {
     decoder.map(Token.self, key: "accessToken", to: "auth.token", "access")
     decoder.transform(
       Token.self, key: "expiresIn",
-      ValueTransform<Int> { json in
-        guard let text = json.stringValue, let value = Int(text) else {
-          throw ValueTransformError(expected: "seconds", found: json)
-        }
-        return value
-      })
+      .integerText(expected: "seconds"))
     let present = Data(#"{"access":"a","refreshToken":"r","expiresIn":"5"}"#.utf8)
     #expect(outcome { try decoder.decode(Token.self, from: present) } == "value")
     let noToken = Data(#"{"refreshToken":"r","expiresIn":5}"#.utf8)

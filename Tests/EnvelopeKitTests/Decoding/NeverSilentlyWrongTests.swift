@@ -286,12 +286,7 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     var decoder = LenientDecoder()
     decoder.transform(
       Line.self, key: "cents",
-      ValueTransform<Int> { json in
-        guard let text = json.stringValue, let value = Int(text) else {
-          throw ValueTransformError(expected: "cents", found: json)
-        }
-        return value
-      })
+      .integerText(expected: "cents"))
     let json = Data(#"{"items":[{"name":"a","cents":"5"},{"name":"b","cents":"x"}]}"#.utf8)
     let transformed = try decoder.decodeWithReport(Basket.self, from: json)
     let plain = try LenientDecoder().decodeWithReport(Basket.self, from: json)

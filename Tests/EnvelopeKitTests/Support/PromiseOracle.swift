@@ -213,12 +213,7 @@ struct PEvent: Decodable, Equatable {
     decoder.map(PEvent.self, key: "title", to: "meta.title", "name")
     decoder.transform(
       PEvent.self, key: "cents",
-      ValueTransform<Int> { json in
-        guard let text = json.stringValue, let cents = Int(text) else {
-          throw ValueTransformError(expected: "cents", found: json)
-        }
-        return cents
-      })
+      .integerText(expected: "cents"))
     decoder.transform(PEvent.self, key: "at", .secondsSince1970)
     decoder.transform(PEvent.self, key: "tags", .separated(by: ","))
   }
@@ -556,6 +551,19 @@ enum PromiseOracle {
         outcome.violations.append(
           "Float \(literal) gave \(value), Float(String) \(String(describing: Float(literal)))")
       }
+    }
+  }
+}
+
+extension ValueTransform where Value == Int {
+  /// A test transform that reads an integer from a string or number's text and throws for
+  /// anything else.
+  static func integerText(expected: String) -> ValueTransform<Int> {
+    ValueTransform { json in
+      guard let text = json.stringValue, let value = Int(text) else {
+        throw ValueTransformError(expected: expected, found: json)
+      }
+      return value
     }
   }
 }
