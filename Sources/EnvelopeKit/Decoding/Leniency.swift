@@ -27,7 +27,7 @@ struct Leniency: Sendable {
   /// Whether a missing or unusable value at `position` takes a fallback: never a required
   /// value that is missing or null.
   func fallsBack(at position: DecodingPosition) -> Bool {
-    fallsBack && position.allowsFallback && !(position.requiresValue && position.isMissingOrNull)
+    fallsBack && position.allowsFallback && (!position.requiresValue || !position.isMissingOrNull)
   }
 }
 

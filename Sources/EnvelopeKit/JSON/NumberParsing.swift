@@ -173,23 +173,20 @@ enum NumberParsing {
     let negative = n > 0 && bytes[0] == ASCII.minus
     if negative { i = 1 }
     var mantissa: UInt64 = 0
-    // Digits after the leading zeros: past 19 the mantissa no longer fits a UInt64.
-    var significant = 0
+    // Every digit; past 19 significant ones the mantissa no longer fits a UInt64 (it may even
+    // wrap to exactly zero: 2^64 has 20 digits), so a long lexeme is checked exactly below.
+    var digits = 0
     var exponent = 0
-    // Counted from the first nonzero digit, not from a nonzero mantissa: a mantissa that
-    // wrapped to exactly zero (2^64 has 20 digits) must still count as too long.
     while i < n, bytes[i] &- ASCII.zero < 10 {
-      let digit = bytes[i] &- ASCII.zero
-      mantissa = mantissa &* 10 &+ UInt64(digit)
-      if significant > 0 || digit != 0 { significant += 1 }
+      mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
+      digits += 1
       i += 1
     }
     if i < n, bytes[i] == ASCII.period {
       i += 1
       while i < n, bytes[i] &- ASCII.zero < 10 {
-        let digit = bytes[i] &- ASCII.zero
-        mantissa = mantissa &* 10 &+ UInt64(digit)
-        if significant > 0 || digit != 0 { significant += 1 }
+        mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
+        digits += 1
         exponent -= 1
         i += 1
       }
@@ -199,7 +196,7 @@ enum NumberParsing {
       i += 1
       exponent += readExponent(bytes, &i, limit: 1_000)
     }
-    guard significant <= 19 else { return nil }
+    guard digits <= 19 || significantDigits(bytes) <= 19 else { return nil }
     if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
       var value = Double(mantissa)
       if exponent < 0 {
@@ -211,6 +208,18 @@ enum NumberParsing {
     }
     guard let magnitude = eiselLemire(mantissa, exponent) else { return nil }
     return negative ? -magnitude : magnitude
+  }
+
+  /// The digits of a lexeme's mantissa from its first nonzero one (leading zeros, in the
+  /// integer or the fraction part, do not count).
+  private static func significantDigits(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    var count = 0
+    for byte in bytes {
+      if byte == ASCII.lowerE || byte == ASCII.upperE { break }
+      guard byte &- ASCII.zero < 10 else { continue }
+      if count > 0 || byte != ASCII.zero { count += 1 }
+    }
+    return count
   }
 
   /// `mantissa * 10^exponent` correctly rounded, by the Eisel-Lemire algorithm (Lemire, "Number
