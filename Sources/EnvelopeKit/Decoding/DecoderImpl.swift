@@ -88,8 +88,10 @@ final class DecoderImpl: Decoder {
     let traits = traits(of: type)
     // A declared initial value stands in for a missing or null value of any type but an
     // Optional (nil stays nil: strict decodes it so).
-    if !traits.isOptional, leniency.fallsBack(at: position), position.isMissingOrNull,
-      let declared = position.declaredFallback
+    // (`fallsBack(at:)` spelled out so that the required flag is read only for a missing or
+    // null value: this runs for every value, and the other order cost +0.8% on citm_catalog.)
+    if !traits.isOptional, leniency.fallsBack, position.allowsFallback, position.isMissingOrNull,
+      !position.requiresValue, let declared = position.declaredFallback
     {
       return try declaredOrDecoded(type, traits, declared, at: position)
     }
