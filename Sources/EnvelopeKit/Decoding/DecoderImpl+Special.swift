@@ -363,7 +363,7 @@ extension DecoderImpl: JSONValueSource {
   /// The value at the current position as it is in the document; null for a missing value
   /// read as null, else a missing value is an error.
   func currentJSON() throws -> JSON {
-    guard let index = position.index else {
+    guard position.index != nil else {
       if position.readsMissingAsNull { return .null }
       throw absentError(JSON.self, at: position, "Expected a JSON value but found nothing.")
     }
