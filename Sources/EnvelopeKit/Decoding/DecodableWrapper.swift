@@ -59,24 +59,20 @@ public struct OneOrMany<T: Decodable>: Decodable {
   public init(from decoder: any Decoder) throws {
     // Asked of the value itself where the decoder can tell, so that a lenient decoder's
     // one-element-array coercion never stands in for the single value strict reads.
-    let isArray: Bool
-    var container: (any UnkeyedDecodingContainer)?
+    let elements: (any UnkeyedDecodingContainer)?
     if let source = decoder as? any JSONValueSource {
-      isArray = source.currentKindIsArray
+      elements = source.currentKindIsArray ? try decoder.unkeyedContainer() : nil
     } else {
       do {
-        container = try decoder.unkeyedContainer()
-        isArray = true
+        elements = try decoder.unkeyedContainer()
       } catch DecodingError.typeMismatch, DecodingError.valueNotFound {
-        // Not an array (null included): a single value.
-        isArray = false
+        elements = nil  // not an array (null included): a single value
       }
     }
-    guard isArray else {
+    guard var elements else {
       values = [try decoder.singleValueContainer().decode(T.self)]
       return
     }
-    var elements = try container ?? decoder.unkeyedContainer()
     var values: [T] = []
     while !elements.isAtEnd { values.append(try elements.decode(T.self)) }
     self.values = values

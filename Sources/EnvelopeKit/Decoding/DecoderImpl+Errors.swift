@@ -103,12 +103,7 @@ extension DecoderImpl {
   /// The `JSON` value at `position` (which has one); a value too deep to build stops the
   /// decode, whatever the policy.
   func json(at position: DecodingPosition) throws -> JSON {
-    do {
-      return try JSON(document: position.document, index: position.index ?? 0)
-    } catch {
-      // Its underlying `tooDeep` reader error stops the decode (`DecodeStop.stops`).
-      throw LenientDecoder.dataCorrupted(error, at: position.codingPath)
-    }
+    try LenientDecoder.json(position.document, position.index ?? 0, at: position.codingPath)
   }
 
   /// Stops the decode: the input nests deeper than `maxDepth` allows (held in a string that

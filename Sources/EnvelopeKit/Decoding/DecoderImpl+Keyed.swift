@@ -122,11 +122,17 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     return position
   }
 
+  /// Marks the position of a required key (`missingKeys = .error`, `require`).
+  @inline(__always)
+  private func markRequired(_ position: inout DecodingPosition, _ name: String) {
+    if let requirement, requirement.contains(name) { position.requiresValue = true }
+  }
+
   /// Marks a required key's position, and throws `keyNotFound` for a key that is missing where
   /// it may not be.
   @inline(__always)
   private func require(_ position: inout DecodingPosition, _ key: Key) throws {
-    if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
+    markRequired(&position, key.stringValue)
     if position.index == nil, !decoder.leniency.fallsBack || position.requiresValue {
       throw decoder.absentError(position.type, at: position, "No value.")
     }
@@ -296,7 +302,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private func mapped<T: Decodable>(_ type: T.Type, _ key: Key, _ mapping: KeyMapping) throws -> T {
     var position = mappedPosition(key, mapping, type)
     if let transform = mapping.transform {
-      if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
+      // The transform's own rule decides a missing value (its fallback or error).
+      markRequired(&position, key.stringValue)
       return try decoder.transformed(type, transform, at: position)
     }
     try require(&position, key)
@@ -344,7 +351,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     var position = DecodingPosition(
       parent: self, index: lookup(name: key.stringValue), key: key, type: Any.self)
     position.readsMissingAsNull = true
-    if let requirement, requirement.contains(key.stringValue) { position.requiresValue = true }
+    markRequired(&position, key.stringValue)
     return DecoderImpl(sharing: decoder, at: position)
   }
 }
@@ -362,14 +369,6 @@ extension LenientDecoder.KeyDecodingStrategy {
       let base = path()
       return { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
     }
-  }
-}
-
-extension DecoderImpl {
-  /// A dictionary key (not a `String` one) as the key strategy turns it, as Foundation's keyed
-  /// container does.
-  func convertedKey(_ name: String, in frame: ContainerFrame) -> String {
-    options.decoder.keyDecodingStrategy.conversion(at: frame.path)?(name) ?? name
   }
 }
 

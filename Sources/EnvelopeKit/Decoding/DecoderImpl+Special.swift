@@ -132,22 +132,22 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
   private static func key(_ name: String, at frame: ContainerFrame) throws -> Key {
     if Key.self == String.self { return reinterpret(name, as: Key.self) }
     let codingKey = DictionaryKey(stringValue: name)
-    let path = frame.path(with: AnyCodingKey(stringValue: name))
+    func context(_ description: String) -> DecodingError.Context {
+      DecodingError.Context(
+        codingPath: frame.path(with: AnyCodingKey(stringValue: name)),
+        debugDescription: description)
+    }
     if Key.self == Int.self {
       guard let int = codingKey.intValue else {
         throw DecodingError.typeMismatch(
-          Int.self,
-          DecodingError.Context(
-            codingPath: path, debugDescription: "Expected Int key but found String key instead."))
+          Int.self, context("Expected Int key but found String key instead."))
       }
       return reinterpret(int, as: Key.self)
     }
     guard let representable = Key.self as? any CodingKeyRepresentable.Type,
       let key = representable.init(codingKey: codingKey) as? Key
     else {
-      throw DecodingError.dataCorrupted(
-        DecodingError.Context(
-          codingPath: path, debugDescription: "Could not convert key to type \(Key.self)"))
+      throw DecodingError.dataCorrupted(context("Could not convert key to type \(Key.self)"))
     }
     return key
   }
@@ -159,12 +159,16 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
     guard let index = object.index else { return [:] }
     let document = object.document
     let frame = position.frame(document: document)
-    let convertsKeys = Key.self != String.self
+    // Keys other than `String` go through the key strategy, as through Foundation's keyed
+    // container; the conversion is worked out once per dictionary.
+    let convert =
+      Key.self == String.self
+      ? nil : decoder.options.decoder.keyDecodingStrategy.conversion(at: frame.path)
     var result: [Key: Value] = [:]
     result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {
-      var name = document.string(member.key)
-      if convertsKeys { name = decoder.convertedKey(name, in: frame) }
+      let raw = document.string(member.key)
+      let name = convert?(raw) ?? raw
       let value = DecodingPosition(
         parent: frame, index: member.value, key: AnyCodingKey(stringValue: name),
         allowsFallback: false, type: Value.self)
@@ -248,10 +252,12 @@ extension DecoderImpl {
     case .date:
       return reinterpret(try unboxDate(at: position), as: T.self)
     case .decimal:
-      let decimal = try fallingBack(Decimal(0), at: position) { try strictDecimal(at: $0) }
+      let decimal = try fallingBack(emptyValue(of: Decimal.self), at: position) {
+        try strictDecimal(at: $0)
+      }
       return reinterpret(decimal, as: T.self)
     case .url:
-      let url = try fallingBack(URL(string: "about:blank"), at: position) { position in
+      let url = try fallingBack(emptyValue(of: URL.self), at: position) { position in
         let text = try stringToParse(at: position)
         guard let url = URL(string: text) else {
           throw invalidString("Invalid URL string.", at: position)
@@ -264,7 +270,7 @@ extension DecoderImpl {
       case .deferredToData:
         return try with(position) { try type.init(from: self) }
       case .base64:
-        let data = try fallingBack(Data(), at: position) { position in
+        let data = try fallingBack(emptyValue(of: Data.self), at: position) { position in
           let text = try stringToParse(at: position)
           guard let data = Data(base64Encoded: text) else {
             throw invalidString("Encountered Data is not valid Base64.", at: position)

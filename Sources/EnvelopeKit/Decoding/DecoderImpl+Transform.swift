@@ -26,8 +26,9 @@ extension DecoderImpl {
         failure = self.failure(error, transform, at: position)
       }
     }
+    // `fallback` prefers the declared value; a type with neither throws.
     guard leniency.fallsBack(at: position),
-      let empty = position.declaredFallback as? T ?? emptyValue(of: T.self)
+      let empty = emptyValue(of: T.self) ?? position.declaredFallback as? T
     else { throw failure }
     return fallback(empty, at: position.reading(T.self))
   }

@@ -11,3 +11,14 @@ extension Array: EmptyCollection {
 extension Dictionary: EmptyCollection {
   static var emptyCollection: [Key: Value] { [:] }
 }
+
+/// The empty value of a container type: nil for an Optional, `[]`, `[:]`; nil when `T` is not
+/// one. Shared by the decoder's fallbacks (`DecoderImpl.emptyValue(of:)`) and the envelope's
+/// empty payload (`EmptyPayload`).
+func emptyContainer<T>(_ type: T.Type) -> T? {
+  if let optional = T.self as? any DecodableOptional.Type { return optional.nilValue as? T }
+  if let collection = T.self as? any EmptyCollection.Type {
+    return collection.emptyCollection as? T
+  }
+  return nil
+}

@@ -152,6 +152,18 @@ public struct LenientDecoder: Sendable {
       readerError: { dataCorrupted($0) }, body)
   }
 
+  /// The `JSON` value at `index`; a value too deep to build is `DecodingError.dataCorrupted`
+  /// at `path` (its underlying `tooDeep` reader error stops a decode: `DecodeStop.stops`).
+  static func json(
+    _ document: JSONDocument, _ index: Int, at path: @autoclosure () -> [any CodingKey] = []
+  ) throws -> JSON {
+    do {
+      return try JSON(document: document, index: index)
+    } catch {
+      throw dataCorrupted(error, at: path())
+    }
+  }
+
   /// A reader error as the decoders throw it: `DecodingError.dataCorrupted` naming it.
   static func dataCorrupted(_ error: JSONReaderError, at path: [any CodingKey] = [])
     -> DecodingError

@@ -163,14 +163,6 @@ extension LenientDecoder {
       code: value(at: format.code), messages: format.messages.map(value), format: format)
   }
 
-  /// The `JSON` value at `index`; a value too deep to build is `DecodingError.dataCorrupted`.
-  static func json(_ document: JSONDocument, _ index: Int) throws -> JSON {
-    do {
-      return try JSON(document: document, index: index)
-    } catch {
-      throw dataCorrupted(error)
-    }
-  }
 }
 
 /// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by
@@ -181,12 +173,8 @@ package enum EmptyPayload {
   /// - Parameter type: the payload type.
   /// - Returns: the empty value, or nil.
   package static func value<T>(_ type: T.Type) -> T? {
-    if let optional = T.self as? any DecodableOptional.Type { return optional.nilValue as? T }
     if T.self == Empty.self { return Empty() as? T }
-    if let collection = T.self as? any EmptyCollection.Type {
-      return collection.emptyCollection as? T
-    }
-    return nil
+    return emptyContainer(T.self)
   }
 }
 
@@ -197,17 +185,15 @@ extension LenientDecoder {
     _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
     status: EnvelopeStatus, at path: JSONPath
   ) throws -> T {
-    let index = document.index(at: format.data)
+    let dataIsEmpty = document.index(at: format.data).map { document.kind($0) == .null } ?? true
     if !path.components.isEmpty {
       // Inside data: data itself must be there; the path is then decoded as any key path is.
-      if index == nil || index.map({ document.kind($0) == .null }) == true,
-        !(T.self is any DecodableOptional.Type)
-      {
+      if dataIsEmpty, !(T.self is any DecodableOptional.Type) {
         throw EnvelopeError.missingData(code: status.code)
       }
       return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
     }
-    if index == nil || index.map({ document.kind($0) == .null }) == true {
+    if dataIsEmpty {
       // The envelope's rule, not drift: both policies give the empty payload, unreported.
       if let empty = EmptyPayload.value(T.self) { return empty }
       throw EnvelopeError.missingData(code: status.code)

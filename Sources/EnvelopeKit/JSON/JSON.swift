@@ -29,7 +29,7 @@ public enum JSON: Hashable, Sendable {
   /// - Parameters:
   ///   - data: UTF-8 JSON text.
   ///   - maxDepth: the deepest nesting accepted; 512 by default. A `JSON` value is a tree that
-  ///     Swift copies, compares and frees recursively, so values deeper than
+  ///     Swift frees recursively, so values deeper than
   ///     `JSON.deepestValue` are refused whatever this says (see there).
   /// - Throws: `JSONReaderError` with the byte offset, line and column of the problem.
   public init(data: Data, maxDepth: Int = 512) throws {
@@ -67,6 +67,13 @@ public enum JSON: Hashable, Sendable {
         }
       }
 
+      /// The token of the next child's value, reading a member's key on the way.
+      mutating func child(at index: Int, in document: JSONDocument) -> Int {
+        guard object != nil else { return index }
+        key = document.string(index)
+        return index + 1
+      }
+
       var value: JSON { object.map(JSON.object) ?? .array(elements) }
     }
     var open: [Open] = []
@@ -90,32 +97,25 @@ public enum JSON: Hashable, Sendable {
           throw document.error(.tooDeep(limit: Self.deepestValue), at: index)
         }
         var container = Open(object: isObject ? JSONObject() : nil, end: after)
-        index += 1
-        if isObject {
-          container.key = document.string(index)
-          index += 1
-        }
+        if !isObject { container.elements.reserveCapacity(document.count(index)) }
+        index = container.child(at: index + 1, in: document)
         open.append(container)
         continue
       }
       // Hand the value to its container, closing every container it completes.
-      while true {
-        guard !open.isEmpty else {
-          self = value
-          return
-        }
-        open[open.count - 1].add(value)
-        if after < open[open.count - 1].end {
-          index = after
-          if open[open.count - 1].object != nil {
-            open[open.count - 1].key = document.string(index)
-            index += 1
-          }
+      while let last = open.indices.last {
+        open[last].add(value)
+        if after < open[last].end {
+          index = open[last].child(at: after, in: document)
           break
         }
         let closed = open.removeLast()
         value = closed.value
         after = closed.end
+      }
+      if open.isEmpty {
+        self = value
+        return
       }
     }
   }
