@@ -124,8 +124,9 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
 
   /// Marks the position of a required key (`missingKeys = .error`, `require`).
   @inline(__always)
-  private func markRequired(_ position: inout DecodingPosition, _ name: String) {
-    if let requirement, requirement.contains(name) { position.requiresValue = true }
+  private func markRequired(_ position: inout DecodingPosition, _ name: @autoclosure () -> String) {
+    // The name only when a requirement is set: `stringValue` is not free for every key.
+    if let requirement, requirement.contains(name()) { position.requiresValue = true }
   }
 
   /// Marks a required key's position, and throws `keyNotFound` for a key that is missing where

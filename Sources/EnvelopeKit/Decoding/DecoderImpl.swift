@@ -90,7 +90,7 @@ final class DecoderImpl: Decoder {
     // Optional (nil stays nil: strict decodes it so).
     // (The policy and the value are asked first: this runs for every value, and asking
     // `fallsBack(at:)` first cost +0.8% on citm_catalog.)
-    if !traits.isOptional, leniency.fallsBack, position.isMissingOrNull,
+    if !traits.isOptional, leniency.fallsBack, position.allowsFallback, position.isMissingOrNull,
       leniency.fallsBack(at: position), let declared = position.declaredFallback
     {
       return try declaredOrDecoded(type, traits, declared, at: position)
@@ -173,11 +173,12 @@ final class DecoderImpl: Decoder {
   /// instead). The one table of empty values (a `Date` under `.deferredToDate` falls back to
   /// its own reference date, as `Date.init(from:)` counts from it).
   func emptyValue<T>(of type: T.Type) -> T? {
-    if let scalar = T.self as? any JSONScalar.Type { return scalar.emptyValue as? T }
+    // Metatype comparisons before the conformance lookups: the special types ask on every value.
     if T.self == Date.self { return Date(timeIntervalSince1970: 0) as? T }
     if T.self == URL.self { return URL(string: "about:blank") as? T }
     if T.self == Decimal.self { return Decimal(0) as? T }
     if T.self == Data.self { return Data() as? T }
+    if let scalar = T.self as? any JSONScalar.Type { return scalar.emptyValue as? T }
     return emptyContainer(T.self)
   }
 

@@ -22,7 +22,9 @@ final class DecodingOptions {
 
   var maxDepth: Int { decoder.maxDepth }
 
-  /// The keys of `model` that may not be missing or null; nil when none.
+  /// The keys of `model` that may not be missing or null; nil when none. Asked by every keyed
+  /// container: inlined, it costs one bool check when nothing is required.
+  @inline(__always)
   func requirement(for model: Any.Type) -> KeyRequirement? {
     guard requiresKeys else { return nil }
     if decoder.missingKeys == .error { return .all }
