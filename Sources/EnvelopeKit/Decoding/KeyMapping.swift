@@ -75,11 +75,21 @@ struct KeyMapping: Sendable {
 /// A `ValueTransform` with its value type erased, and the model and key it is set for.
 struct AnyValueTransform: Sendable {
   let read: @Sendable (JSON) throws -> Any
+  /// The write side: the JSON for a value, or nil when the value is not the transform's type.
+  let write: (@Sendable (Any) throws -> JSON?)?
   let valueType: Any.Type
   let owner: String
 
   init<Model, Value>(model: Model.Type, key: String, _ transform: ValueTransform<Value>) {
     read = { try transform.read($0) }
+    if let write = transform.write {
+      self.write = { (value: Any) throws -> JSON? in
+        guard let value = value as? Value else { return nil }
+        return try write(value)
+      }
+    } else {
+      self.write = nil
+    }
     valueType = Value.self
     owner = "\(Model.self).\(key)"
   }

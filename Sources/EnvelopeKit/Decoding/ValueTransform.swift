@@ -16,18 +16,51 @@ import Foundation
 /// })
 /// ```
 ///
+/// A transform made with `init(read:write:)` (and every built-in one) also writes: a
+/// `ModelEncoder` made with `ModelEncoder(matching:)` writes the property with it, so a model
+/// goes back to the server in the form it came in. A read-only transform (`init(_:)`) leaves
+/// the encoder to write the property's own `Encodable` value.
+///
 /// A transform that throws is a lenient fallback (reported; the declared initial value of a
 /// `LenientDecodable`, or nil for an Optional) or, in strict policy, a `DecodingError` with the
 /// full path. Transforms apply in both policies: they are the model's contract.
 public struct ValueTransform<Value>: Sendable {
   /// Reads the value from the key's JSON.
   let read: @Sendable (JSON) throws -> Value
+  /// Writes the value as JSON; nil for a read-only transform.
+  let write: (@Sendable (Value) throws -> JSON)?
 
-  /// A transform from a closure over the key's JSON.
+  /// A read-only transform from a closure over the key's JSON.
   ///
   /// - Parameter read: produces the value; throws when the JSON cannot be read.
   public init(_ read: @escaping @Sendable (JSON) throws -> Value) {
     self.read = read
+    write = nil
+  }
+
+  /// A transform that reads and writes (ObjectMapper's `transformFromJSON` and
+  /// `transformToJSON`).
+  ///
+  /// ```swift
+  /// let cents = ValueTransform<Decimal>(
+  ///   read: { json in
+  ///     guard let text = json.stringValue, let cents = Int(text) else {
+  ///       throw ValueTransformError(expected: "cents", found: json)
+  ///     }
+  ///     return Decimal(cents) / 100
+  ///   },
+  ///   write: { price in .string("\(price * 100)") })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - read: produces the value from the key's JSON; throws when it cannot.
+  ///   - write: the JSON written for a value; a thrown error is the encode's error.
+  public init(
+    read: @escaping @Sendable (JSON) throws -> Value,
+    write: @escaping @Sendable (Value) throws -> JSON
+  ) {
+    self.read = read
+    self.write = write
   }
 }
 
@@ -57,27 +90,32 @@ public struct ValueTransformError: Error, Sendable, CustomStringConvertible {
 extension ValueTransform where Value == Date {
   /// A number (or a string holding one) of seconds since 1970.
   public static var secondsSince1970: ValueTransform<Date> {
-    ValueTransform { json in
-      Date(timeIntervalSince1970: try number(json, "seconds since 1970"))
-    }
+    ValueTransform(
+      read: { json in Date(timeIntervalSince1970: try number(json, "seconds since 1970")) },
+      write: { date in try .number(JSONNumber(encoding: date.timeIntervalSince1970)) })
   }
 
   /// A number (or a string holding one) of milliseconds since 1970.
   public static var millisecondsSince1970: ValueTransform<Date> {
-    ValueTransform { json in
-      Date(timeIntervalSince1970: try number(json, "milliseconds since 1970") / 1000)
-    }
+    ValueTransform(
+      read: { json in
+        Date(timeIntervalSince1970: try number(json, "milliseconds since 1970") / 1000)
+      },
+      write: { date in try .number(JSONNumber(encoding: date.timeIntervalSince1970 * 1000)) })
   }
 
   /// An ISO 8601 date and time, with or without fractional seconds
-  /// (`2026-11-22T10:00:00Z`, `2026-11-22T10:00:00.250+01:00`).
+  /// (`2026-11-22T10:00:00Z`, `2026-11-22T10:00:00.250+01:00`). Writes UTC, with milliseconds
+  /// when the date has a fraction of a second.
   public static var iso8601: ValueTransform<Date> {
-    ValueTransform { json in
-      guard let text = json.stringValue, let date = ISO8601.parse(text) else {
-        throw ValueTransformError(expected: "an ISO 8601 date", found: json)
-      }
-      return date
-    }
+    ValueTransform(
+      read: { json in
+        guard let text = json.stringValue, let date = ISO8601.parse(text) else {
+          throw ValueTransformError(expected: "an ISO 8601 date", found: json)
+        }
+        return date
+      },
+      write: { date in .string(ISO8601.format(date)) })
   }
 
   /// A date in a `DateFormatter` format, read in `en_US_POSIX` and UTC.
@@ -86,12 +124,14 @@ extension ValueTransform where Value == Date {
   /// - Returns: the transform.
   public static func formatted(_ format: String) -> ValueTransform<Date> {
     let formatter = LockedFormatter(format)
-    return ValueTransform { json in
-      guard let text = json.stringValue, let date = formatter.date(from: text) else {
-        throw ValueTransformError(expected: "a date formatted \(format)", found: json)
-      }
-      return date
-    }
+    return ValueTransform(
+      read: { json in
+        guard let text = json.stringValue, let date = formatter.date(from: text) else {
+          throw ValueTransformError(expected: "a date formatted \(format)", found: json)
+        }
+        return date
+      },
+      write: { date in .string(formatter.string(from: date)) })
   }
 
   private static func number(_ json: JSON, _ expected: String) throws -> Double {
@@ -111,25 +151,29 @@ extension ValueTransform where Value == Date {
 }
 
 extension ValueTransform where Value == URL {
-  /// A string holding an absolute or relative URL; an empty or invalid string throws.
+  /// A string holding an absolute or relative URL; an empty or invalid string throws. Writes
+  /// the URL's absolute string.
   public static var url: ValueTransform<URL> {
-    ValueTransform { json in
-      guard let text = json.stringValue, !text.isEmpty, let url = URL(string: text) else {
-        throw ValueTransformError(expected: "a URL", found: json)
-      }
-      return url
-    }
+    ValueTransform(
+      read: { json in
+        guard let text = json.stringValue, !text.isEmpty, let url = URL(string: text) else {
+          throw ValueTransformError(expected: "a URL", found: json)
+        }
+        return url
+      },
+      write: { url in .string(url.absoluteString) })
   }
 }
 
 extension ValueTransform where Value == [String] {
   /// A string of items with a separator (`"a,b,c"` → `["a", "b", "c"]`; items trimmed, an empty
-  /// string is `[]`); an array of strings is taken as it is.
+  /// string is `[]`); an array of strings is taken as it is. Writes the items joined with the
+  /// separator.
   ///
   /// - Parameter separator: e.g. `","`.
   /// - Returns: the transform.
   public static func separated(by separator: String) -> ValueTransform<[String]> {
-    ValueTransform { json in
+    ValueTransform(read: { json in
       switch json {
       case .string(let text):
         guard !text.isEmpty, !separator.isEmpty else { return text.isEmpty ? [] : [text] }
@@ -146,15 +190,27 @@ extension ValueTransform where Value == [String] {
       default:
         throw ValueTransformError(expected: "items separated by \(separator)", found: json)
       }
-    }
+    }, write: { items in .string(items.joined(separator: separator)) })
   }
 }
 
 extension ValueTransform where Value == Bool {
   /// A flag: `true`/`false`, `1`/`0` (numbers or strings), `"Y"`/`"N"`, `"yes"`/`"no"`,
-  /// `"true"`/`"false"` (any case). Anything else throws.
+  /// `"true"`/`"false"` (any case). Anything else throws. Writes `1` or `0`; to write what
+  /// your server sends, use `flag(true:false:)`.
   public static var flag: ValueTransform<Bool> {
-    ValueTransform { json in
+    flag(true: .number(JSONNumber(1)), false: .number(JSONNumber(0)))
+  }
+
+  /// A flag read as `flag` reads it, written as `whenTrue` or `whenFalse`:
+  /// `.flag(true: .string("Y"), false: .string("N"))`.
+  ///
+  /// - Parameters:
+  ///   - whenTrue: the JSON written for `true`.
+  ///   - whenFalse: the JSON written for `false`.
+  /// - Returns: the transform.
+  public static func flag(true whenTrue: JSON, false whenFalse: JSON) -> ValueTransform<Bool> {
+    ValueTransform(read: { json in
       switch json {
       case .bool(let flag): return flag
       case .number(let number) where number.text == "1": return true
@@ -168,7 +224,7 @@ extension ValueTransform where Value == Bool {
       default: break
       }
       throw ValueTransformError(expected: "a flag (0/1, Y/N, true/false)", found: json)
-    }
+    }, write: { flag in flag ? whenTrue : whenFalse })
   }
 }
 
@@ -178,6 +234,12 @@ private enum ISO8601 {
     if let date = try? Date(text, strategy: .iso8601) { return date }
     let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     return try? Date(text, strategy: fractional)
+  }
+
+  static func format(_ date: Date) -> String {
+    let seconds = date.timeIntervalSince1970
+    guard seconds.rounded(.down) != seconds else { return date.formatted(.iso8601) }
+    return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
   }
 }
 
@@ -197,5 +259,9 @@ private final class LockedFormatter: @unchecked Sendable {
 
   func date(from text: String) -> Date? {
     lock.withLock { formatter.date(from: text) }
+  }
+
+  func string(from date: Date) -> String {
+    lock.withLock { formatter.string(from: date) }
   }
 }

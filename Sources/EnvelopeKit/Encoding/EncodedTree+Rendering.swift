@@ -1,0 +1,207 @@
+import Foundation
+
+/// Rendering scalars as JSON text: the one place EnvelopeKit's escaping and number formatting
+/// live. Both equal `JSONEncoder`'s: `"`, `\`, `/` (unless slashes are left alone) and the
+/// control characters are escaped (`\b \f \n \r \t`, others `\u00XX` in lower-case hex), every
+/// other character is written as UTF-8; integers in decimal; floating-point numbers as Swift's
+/// `description` prints them (the shortest text that reads back the same value) without a
+/// trailing `.0`.
+extension EncodedTree {
+  /// Appends `string` as a quoted JSON string.
+  ///
+  /// - Returns: whether any character needed escaping.
+  @discardableResult
+  func appendString(_ string: String) -> Bool {
+    append(UInt8(ascii: "\""))
+    let escaped = appendStringContents(string)
+    append(UInt8(ascii: "\""))
+    return escaped
+  }
+
+  /// Appends `string`'s escaped contents, without quotes.
+  ///
+  /// - Returns: whether any character needed escaping.
+  func appendStringContents(_ string: String) -> Bool {
+    if let escaped = string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) {
+      return escaped
+    }
+    var copy = string
+    return copy.withUTF8 { appendEscaped($0) }
+  }
+
+  private func appendEscaped(_ source: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = source.baseAddress else { return false }
+    let count = source.count
+    reserve(count)
+    var mark = 0
+    var index = 0
+    var escaped = false
+    let slashes = escapesSlashes
+    while index < count {
+      let byte = base[index]
+      guard byte < 0x20 || byte == 0x22 || byte == 0x5C || (byte == 0x2F && slashes) else {
+        index += 1
+        continue
+      }
+      escaped = true
+      append(UnsafeRawBufferPointer(start: base + mark, count: index - mark))
+      appendEscape(for: byte)
+      index += 1
+      mark = index
+    }
+    append(UnsafeRawBufferPointer(start: base + mark, count: count - mark))
+    return escaped
+  }
+
+  private func appendEscape(for byte: UInt8) {
+    append(UInt8(ascii: "\\"))
+    switch byte {
+    case 0x22: append(UInt8(ascii: "\""))
+    case 0x5C: append(UInt8(ascii: "\\"))
+    case 0x2F: append(UInt8(ascii: "/"))
+    case 0x08: append(UInt8(ascii: "b"))
+    case 0x0C: append(UInt8(ascii: "f"))
+    case 0x0A: append(UInt8(ascii: "n"))
+    case 0x0D: append(UInt8(ascii: "r"))
+    case 0x09: append(UInt8(ascii: "t"))
+    default:
+      let hex: StaticString = "0123456789abcdef"
+      append("u00")
+      append(hex.utf8Start[Int(byte >> 4)])
+      append(hex.utf8Start[Int(byte & 0xF)])
+    }
+  }
+
+  /// Appends an integer in decimal.
+  @inline(__always)
+  func appendInteger<Integer: FixedWidthInteger>(_ value: Integer) {
+    if Integer.bitWidth <= 64 {
+      if Integer.isSigned {
+        appendDecimal(Int64(truncatingIfNeeded: value))
+      } else {
+        appendDecimal(UInt64(truncatingIfNeeded: value), negative: false)
+      }
+    } else {
+      var text = value.description
+      text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+  }
+
+  private func appendDecimal(_ value: Int64) {
+    appendDecimal(value.magnitude, negative: value < 0)
+  }
+
+  private func appendDecimal(_ magnitude: UInt64, negative: Bool) {
+    reserve(21)
+    if negative { append(UInt8(ascii: "-")) }
+    if magnitude < 10 {
+      append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+      return
+    }
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
+    withUnsafeMutableBytes(of: &digits) { scratch in
+      var rest = magnitude
+      var position = scratch.count
+      while rest > 0 {
+        position -= 1
+        scratch[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+        rest /= 10
+      }
+      append(UnsafeRawBufferPointer(rebasing: scratch[position...]))
+    }
+  }
+
+  /// Appends a finite floating-point number as `JSONEncoder` writes it.
+  @inline(__always)
+  func appendFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(_ value: Number) {
+    let start = byteCount
+    var sink = ArenaSink(tree: self)
+    value.write(to: &sink)
+    // `1.0` is written `1`, as JSONEncoder does.
+    if byteCount - start >= 2, bytes[byteCount - 1] == UInt8(ascii: "0"),
+      bytes[byteCount - 2] == UInt8(ascii: ".")
+    {
+      truncate(to: byteCount - 2)
+    }
+  }
+
+  /// Appends a key's escaped contents.
+  ///
+  /// - Returns: where it starts and how long it is.
+  @inline(__always)
+  func appendKey(_ key: String) -> (start: Int, length: Int, escaped: Bool) {
+    let start = byteCount
+    let escaped = appendStringContents(key)
+    return (start, byteCount - start, escaped)
+  }
+}
+
+/// Receives Swift's own rendering of a floating-point number as ASCII bytes, without building a
+/// `String` (`TextOutputStream._writeASCII`, which the standard library's `Float` and `Double`
+/// call); any other text arrives through `write(_:)`.
+private struct ArenaSink: TextOutputStream {
+  let tree: EncodedTree
+
+  mutating func write(_ string: String) {
+    var text = string
+    text.withUTF8 { tree.append(UnsafeRawBufferPointer($0)) }
+  }
+
+  mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+    tree.append(UnsafeRawBufferPointer(buffer))
+  }
+}
+
+extension EncodedTree {
+  /// Makes `member` hold `json`, numbers as their exact text, without recursion.
+  func appendJSON(_ json: JSON, into member: Int, depth: Int) {
+    var pending: [(value: JSON, member: Int, depth: Int)] = [(json, member, depth)]
+    while let (value, slot, level) = pending.popLast() {
+      let start = byteCount
+      switch value {
+      case .null: append("null")
+      case .bool(let flag): append(flag ? "true" : "false")
+      case .number(let number):
+        var text = number.text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+      case .string(let string): appendString(string)
+      case .array(let elements):
+        let container = attachContainer(to: slot, isObject: false, depth: level)
+        for element in elements {
+          let item = appendMember(to: container, keyStart: -1, keyLength: 0)
+          pending.append((element, item, level + 1))
+        }
+        continue
+      case .object(let object):
+        let container = attachContainer(to: slot, isObject: true, depth: level)
+        for (key, element) in object {
+          let (keyStart, length, escaped) = appendKey(key)
+          let item = appendMember(to: container, keyStart: keyStart, keyLength: length)
+          if escaped { noteEscapedKey(key, member: item) }
+          pending.append((element, item, level + 1))
+        }
+        continue
+      }
+      finishValue(of: slot, from: start)
+    }
+  }
+}
+
+extension JSONNumber {
+  /// The number as `ModelEncoder` and `JSONEncoder` write `value` (`1.0` as `1`).
+  ///
+  /// - Throws: `EncodingError.invalidValue` for an infinity or NaN, which JSON cannot hold.
+  init(encoding value: Double) throws {
+    guard value.isFinite else {
+      throw EncodingError.invalidValue(
+        value,
+        EncodingError.Context(
+          codingPath: [], debugDescription: "Unable to encode Double.\(value) directly in JSON."))
+    }
+    let tree = EncodedTree(escapesSlashes: true, expectedBytes: 32)
+    tree.appendFloatingPoint(value)
+    self.init(
+      validated: String(
+        decoding: UnsafeBufferPointer(start: tree.bytes, count: tree.byteCount), as: UTF8.self))
+  }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// What an encode has produced so far, before it is laid out as text.
+///
+/// `Encoder` lets a model fill its containers in any order (a nested container may be written to
+/// after its parent's next key), so nothing is laid out until the value has been encoded. Keys
+/// and scalars are rendered once, as JSON text, into one byte arena; each container links its
+/// members in the order they were encoded. `JSONWriter` then lays the tree out, compact or
+/// pretty, sorted or not, copying the rendered bytes.
+///
+/// Storage is manual (pointers, not arrays) so the hot appends pay no copy-on-write or
+/// exclusivity checks; the tree lives for one encode call.
+final class EncodedTree {
+  /// One member of a container (or the root value).
+  struct Member {
+    /// Start of the rendered key's contents (escaped, without quotes) in the arena; -1 for an
+    /// array element and for the root.
+    var keyStart: Int
+    /// The rendered value's bytes in the arena, or `container(_:)`'s encoding, or `pending`.
+    var valueStart: Int
+    var valueEnd: Int
+    var keyLength: Int32
+    /// The next member of the same container; -1 at the end.
+    var next: Int32
+
+    /// A value not produced yet (an encoder that encodes nothing gives `{}`, as JSONEncoder).
+    static let pending = Int.min
+
+    var isPending: Bool { valueStart == Self.pending }
+    /// The container this member holds, if it holds one.
+    var container: Int? { valueStart < 0 && valueStart != Self.pending ? -valueStart - 1 : nil }
+  }
+
+  /// An object or array: its members, linked.
+  struct Container {
+    var first: Int32 = -1
+    var last: Int32 = -1
+    var count: Int32 = 0
+    let isObject: Bool
+    /// Nesting level, 1 for a top-level container.
+    let depth: Int32
+  }
+
+  /// Whether the arena's escaping leaves `/` alone.
+  let escapesSlashes: Bool
+
+  private(set) var bytes: UnsafeMutablePointer<UInt8>
+  private(set) var byteCount = 0
+  private var byteCapacity: Int
+
+  private(set) var members: UnsafeMutablePointer<Member>
+  private(set) var memberCount = 0
+  private var memberCapacity: Int
+
+  private(set) var containers: [Container] = []
+
+  /// The raw text of keys that needed escaping, by member: sorting compares raw keys.
+  private(set) var escapedKeys: [Int32: String] = [:]
+
+  init(escapesSlashes: Bool, expectedBytes: Int = 256) {
+    self.escapesSlashes = escapesSlashes
+    byteCapacity = max(64, expectedBytes)
+    bytes = .allocate(capacity: byteCapacity)
+    memberCapacity = 16
+    members = .allocate(capacity: memberCapacity)
+    // The root: member 0, no key, value pending.
+    _ = appendMember(to: nil, keyStart: -1, keyLength: 0)
+  }
+
+  deinit {
+    bytes.deallocate()
+    members.deallocate()
+  }
+
+  // MARK: - Members and containers
+
+  /// Appends a member with a pending value, linked into `container` (nil for the root).
+  @inline(__always)
+  func appendMember(to container: Int?, keyStart: Int, keyLength: Int) -> Int {
+    if memberCount == memberCapacity { growMembers() }
+    let index = memberCount
+    (members + index).initialize(
+      to: Member(
+        keyStart: keyStart, valueStart: Member.pending, valueEnd: 0,
+        keyLength: Int32(truncatingIfNeeded: keyLength), next: -1))
+    memberCount += 1
+    if let container {
+      containers.withUnsafeMutableBufferPointer { all in
+        let last = all[container].last
+        if last >= 0 {
+          members[Int(last)].next = Int32(truncatingIfNeeded: index)
+        } else {
+          all[container].first = Int32(truncatingIfNeeded: index)
+        }
+        all[container].last = Int32(truncatingIfNeeded: index)
+        all[container].count += 1
+      }
+    }
+    return index
+  }
+
+  private func growMembers() {
+    let capacity = memberCapacity * 2
+    let grown = UnsafeMutablePointer<Member>.allocate(capacity: capacity)
+    grown.moveInitialize(from: members, count: memberCount)
+    members.deallocate()
+    members = grown
+    memberCapacity = capacity
+  }
+
+  /// Makes `member` hold a new, empty container and returns the container.
+  func attachContainer(to member: Int, isObject: Bool, depth: Int) -> Int {
+    let index = containers.count
+    containers.append(Container(isObject: isObject, depth: Int32(truncatingIfNeeded: depth)))
+    members[member].valueStart = -index - 1
+    return index
+  }
+
+  /// Marks `member`'s value as the arena bytes from `start` to the end.
+  @inline(__always)
+  func finishValue(of member: Int, from start: Int) {
+    members[member].valueStart = start
+    members[member].valueEnd = byteCount
+  }
+
+  /// The member of an object container whose key's bytes equal `key`'s rendering, if any
+  /// (the last one, as a later value replaces an earlier one). Linear: used for nested
+  /// containers and mapped paths, never for plain values.
+  func member(of container: Int, keyBytes start: Int, length: Int) -> Int? {
+    var found: Int?
+    var cursor = Int(containers[container].first)
+    while cursor >= 0 {
+      let candidate = members[cursor]
+      if candidate.keyStart != start, Int(candidate.keyLength) == length,
+        memcmp(bytes + candidate.keyStart, bytes + start, length) == 0
+      {
+        found = cursor
+      }
+      cursor = Int(candidate.next)
+    }
+    return found
+  }
+
+  // MARK: - The arena
+
+  @inline(__always)
+  func reserve(_ count: Int) {
+    if byteCount + count > byteCapacity { growBytes(to: byteCount + count) }
+  }
+
+  private func growBytes(to needed: Int) {
+    var capacity = byteCapacity * 2
+    while capacity < needed { capacity *= 2 }
+    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    grown.moveInitialize(from: bytes, count: byteCount)
+    bytes.deallocate()
+    bytes = grown
+    byteCapacity = capacity
+  }
+
+  @inline(__always)
+  func append(_ byte: UInt8) {
+    reserve(1)
+    bytes[byteCount] = byte
+    byteCount += 1
+  }
+
+  @inline(__always)
+  func append(_ source: UnsafeRawBufferPointer) {
+    guard let base = source.baseAddress, source.count > 0 else { return }
+    reserve(source.count)
+    (bytes + byteCount).update(from: base.assumingMemoryBound(to: UInt8.self), count: source.count)
+    byteCount += source.count
+  }
+
+  @inline(__always)
+  func append(_ literal: StaticString) {
+    append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
+
+  /// Drops the arena's bytes after `count` (a rendering that turned out to be wrong).
+  func truncate(to count: Int) {
+    byteCount = min(byteCount, count)
+  }
+
+  /// Records the raw text of a key whose rendering needed escapes.
+  func noteEscapedKey(_ key: String, member: Int) {
+    escapedKeys[Int32(truncatingIfNeeded: member)] = key
+  }
+}

@@ -1,0 +1,346 @@
+import Foundation
+
+/// A keyed container: appends members to an object container of the tree.
+struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  let encoder: EncoderImpl
+  let container: Int
+  /// Keys of nested containers between the encoder and this container.
+  let path: CodingPathNode?
+  /// This container's nesting level.
+  let depth: Int
+  /// The model's key mappings, when it has any.
+  let mappings: [String: KeyMapping]?
+
+  init(encoder: EncoderImpl, container: Int, path: CodingPathNode?, depth: Int) {
+    self.encoder = encoder
+    self.container = container
+    self.path = path
+    self.depth = depth
+    mappings = encoder.context.options.keyMappings.mappings(for: encoder.model)
+  }
+
+  var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }
+
+  private var tree: EncodedTree { encoder.context.tree }
+
+  /// Renders `name` as a key and appends a member for it to `container`.
+  static func appendKey(_ name: String, to container: Int, tree: EncodedTree) -> Int {
+    let (start, length, escaped) = tree.appendKey(name)
+    let member = tree.appendMember(to: container, keyStart: start, keyLength: length)
+    if escaped { tree.noteEscapedKey(name, member: member) }
+    return member
+  }
+
+  /// The member for `key`: at the key the strategy makes, or at a mapped path.
+  @inline(__always)
+  private func member(for key: Key) throws -> Int {
+    if let mappings, let mapping = mappings[key.stringValue], let path = mapping.paths.first {
+      return try member(atMapped: path, for: key)
+    }
+    let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
+    return Self.appendKey(name, to: container, tree: tree)
+  }
+
+  /// The member at a mapped path (`"user.name"`), making the objects on the way; keys as
+  /// written, as the decoder reads them.
+  private func member(atMapped mapped: JSONPath, for key: Key) throws -> Int {
+    var object = container
+    var level = depth
+    for (position, component) in mapped.components.enumerated() {
+      guard case .key(let name) = component else {
+        throw EncodingError.invalidValue(
+          key.stringValue,
+          EncodingError.Context(
+            codingPath: codingPath + [key],
+            debugDescription:
+              "The mapped path \(mapped) has an array index; a mapped key is written at object keys only."
+          ))
+      }
+      if position == mapped.components.count - 1 {
+        return Self.appendKey(name, to: object, tree: tree)
+      }
+      let mark = tree.byteCount
+      let (start, length, _) = tree.appendKey(name)
+      if let existing = tree.member(of: object, keyBytes: start, length: length) {
+        tree.truncate(to: mark)
+        guard let nested = tree.members[existing].container, tree.containers[nested].isObject
+        else {
+          throw EncodingError.invalidValue(
+            key.stringValue,
+            EncodingError.Context(
+              codingPath: codingPath + [key],
+              debugDescription:
+                "The mapped path \(mapped) goes through \"\(name)\", which holds a value, not an object."
+            ))
+        }
+        object = nested
+      } else {
+        tree.truncate(to: mark)
+        let item = Self.appendKey(name, to: object, tree: tree)
+        object = tree.attachContainer(to: item, isObject: true, depth: level + 1)
+      }
+      level += 1
+    }
+    return Self.appendKey(key.stringValue, to: object, tree: tree)
+  }
+
+  // MARK: - Values
+
+  mutating func encodeNil(forKey key: Key) throws {
+    let item = try member(for: key)
+    encoder.write(into: item) { $0.append("null") }
+  }
+
+  mutating func encode(_ value: Bool, forKey key: Key) throws {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    encoder.write(into: item) { $0.append(value ? "true" : "false") }
+  }
+
+  mutating func encode(_ value: String, forKey key: Key) throws {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    encoder.write(into: item) { $0.appendString(value) }
+  }
+
+  mutating func encode(_ value: Double, forKey key: Key) throws {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    try encoder.writeFloatingPoint(value, into: item, key: key)
+  }
+
+  mutating func encode(_ value: Float, forKey key: Key) throws {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    try encoder.writeFloatingPoint(value, into: item, key: key)
+  }
+
+  mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+  mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  mutating func encode(_ value: Int128, forKey key: Key) throws { try integer(value, key) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  mutating func encode(_ value: UInt128, forKey key: Key) throws { try integer(value, key) }
+
+  @inline(__always)
+  private func integer<Integer: FixedWidthInteger & Encodable>(_ value: Integer, _ key: Key)
+    throws
+  {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    encoder.write(into: item) { $0.appendInteger(value) }
+  }
+
+  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
+    let item = try member(for: key)
+    try encoder.encodeValue(value, into: item, key: key, depth: depth + 1)
+  }
+
+  // MARK: - Transforms
+
+  /// Whether `key` has a transform that writes.
+  @inline(__always)
+  private func transforms(_ key: Key) -> Bool {
+    guard let mappings else { return false }
+    return mappings[key.stringValue]?.transform?.write != nil
+  }
+
+  /// Writes the transform's JSON for `value` at the key's member.
+  private func encodeTransformed<T: Encodable>(_ value: T, forKey key: Key) throws {
+    guard let transform = mappings?[key.stringValue]?.transform, let write = transform.write
+    else { return }
+    if let optional = value as? any OptionalEncodable, optional.isNone {
+      let item = try member(for: key)
+      encoder.write(into: item) { $0.append("null") }
+      return
+    }
+    guard let json = try write(value) else {
+      throw EncodingError.invalidValue(
+        value,
+        EncodingError.Context(
+          codingPath: codingPath + [key],
+          debugDescription:
+            "The transform for \(transform.owner) writes \(transform.valueType), but the value is \(T.self)."
+        ))
+    }
+    let item = try member(for: key)
+    tree.appendJSON(json, into: item, depth: depth + 1)
+  }
+
+  // MARK: - Nested containers
+
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy keyType: NestedKey.Type, forKey key: Key
+  ) -> KeyedEncodingContainer<NestedKey> {
+    let nested = nestedContainer(forKey: key, isObject: true)
+    return KeyedEncodingContainer(
+      KeyedEncoding<NestedKey>(
+        encoder: encoder, container: nested, path: CodingPathNode(key, parent: path),
+        depth: depth + 1))
+  }
+
+  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    let nested = nestedContainer(forKey: key, isObject: false)
+    return UnkeyedEncoding(
+      encoder: encoder, container: nested, path: CodingPathNode(key, parent: path),
+      depth: depth + 1)
+  }
+
+  /// The container at `key`: the one made there before (JSONEncoder reuses it), or a new one.
+  private func nestedContainer(forKey key: Key, isObject: Bool) -> Int {
+    let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
+    let mark = tree.byteCount
+    let (start, length, _) = tree.appendKey(name)
+    if let existing = tree.member(of: container, keyBytes: start, length: length),
+      let nested = tree.members[existing].container
+    {
+      tree.truncate(to: mark)
+      if tree.containers[nested].isObject == isObject { return nested }
+      encoder.context.recordMisuse(
+        "Attempt to re-encode into a nested \(isObject ? "keyed" : "unkeyed") container for key "
+          + "\"\(name)\": a container of the other kind was already encoded for this key.",
+        at: codingPath + [key])
+    }
+    tree.truncate(to: mark)
+    let item = Self.appendKey(name, to: container, tree: tree)
+    return tree.attachContainer(to: item, isObject: isObject, depth: depth + 1)
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    superEncoder(key: AnyCodingKey(stringValue: "super"))
+  }
+
+  mutating func superEncoder(forKey key: Key) -> any Encoder {
+    superEncoder(key: key)
+  }
+
+  private func superEncoder(key: some CodingKey) -> any Encoder {
+    let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
+    let item = Self.appendKey(name, to: container, tree: tree)
+    return makeSuperEncoder(encoder: encoder, member: item, key: key, depth: depth + 1)
+  }
+}
+
+/// An unkeyed container: appends members to an array container of the tree.
+struct UnkeyedEncoding: UnkeyedEncodingContainer {
+  let encoder: EncoderImpl
+  let container: Int
+  let path: CodingPathNode?
+  let depth: Int
+
+  var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }
+
+  var count: Int { Int(tree.containers[container].count) }
+
+  private var tree: EncodedTree { encoder.context.tree }
+
+  @inline(__always)
+  private func nextMember() -> Int {
+    tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+  }
+
+  private var indexKey: AnyCodingKey { AnyCodingKey(intValue: count) }
+
+  mutating func encodeNil() throws {
+    encoder.write(into: nextMember()) { $0.append("null") }
+  }
+
+  mutating func encode(_ value: Bool) throws {
+    encoder.write(into: nextMember()) { $0.append(value ? "true" : "false") }
+  }
+
+  mutating func encode(_ value: String) throws {
+    encoder.write(into: nextMember()) { $0.appendString(value) }
+  }
+
+  mutating func encode(_ value: Double) throws {
+    let key = indexKey
+    try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+  }
+
+  mutating func encode(_ value: Float) throws {
+    let key = indexKey
+    try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+  }
+
+  mutating func encode(_ value: Int) throws { integer(value) }
+  mutating func encode(_ value: Int8) throws { integer(value) }
+  mutating func encode(_ value: Int16) throws { integer(value) }
+  mutating func encode(_ value: Int32) throws { integer(value) }
+  mutating func encode(_ value: Int64) throws { integer(value) }
+  mutating func encode(_ value: UInt) throws { integer(value) }
+  mutating func encode(_ value: UInt8) throws { integer(value) }
+  mutating func encode(_ value: UInt16) throws { integer(value) }
+  mutating func encode(_ value: UInt32) throws { integer(value) }
+  mutating func encode(_ value: UInt64) throws { integer(value) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  mutating func encode(_ value: Int128) throws { integer(value) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  mutating func encode(_ value: UInt128) throws { integer(value) }
+
+  @inline(__always)
+  private func integer(_ value: some FixedWidthInteger) {
+    encoder.write(into: nextMember()) { $0.appendInteger(value) }
+  }
+
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    let key = indexKey
+    try encoder.encodeValue(value, into: nextMember(), key: key, depth: depth + 1)
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    -> KeyedEncodingContainer<NestedKey>
+  {
+    let key = indexKey
+    let nested = tree.attachContainer(to: nextMember(), isObject: true, depth: depth + 1)
+    return KeyedEncodingContainer(
+      KeyedEncoding<NestedKey>(
+        encoder: encoder, container: nested, path: CodingPathNode(key, parent: path),
+        depth: depth + 1))
+  }
+
+  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+    let key = indexKey
+    let nested = tree.attachContainer(to: nextMember(), isObject: false, depth: depth + 1)
+    return UnkeyedEncoding(
+      encoder: encoder, container: nested, path: CodingPathNode(key, parent: path),
+      depth: depth + 1)
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    let key = indexKey
+    return makeSuperEncoder(encoder: encoder, member: nextMember(), key: key, depth: depth + 1)
+  }
+}
+
+/// The encoder `superEncoder()` returns: a child producing one member's value, which the
+/// writer lays out as `{}` if nothing is encoded through it (JSONEncoder's too).
+private func makeSuperEncoder(
+  encoder: EncoderImpl, member: Int, key: any CodingKey, depth: Int
+) -> any Encoder {
+  EncoderImpl(
+    context: encoder.context, slot: member, depth: depth, model: Any.self, parent: encoder,
+    key: key)
+}
+
+/// `Optional`, seen through `any`: a transform writes `null` for `nil`.
+protocol OptionalEncodable {
+  var isNone: Bool { get }
+}
+
+extension Optional: OptionalEncodable {
+  var isNone: Bool { self == nil }
+}

@@ -1,0 +1,413 @@
+import Foundation
+
+/// What one `ModelEncoder.encode` call shares: the tree, the options, and a misuse of the
+/// `Encoder` API recorded by a call that cannot throw (JSONEncoder traps; we throw at the end).
+final class EncodingContext {
+  let tree: EncodedTree
+  let options: ModelEncoder
+  let userInfo: [CodingUserInfoKey: Any]
+  let stack = StackGuard()
+  /// The first misuse of the `Encoder` API, thrown when the encode ends.
+  var misuse: EncodingError?
+  /// Snake-case conversions already made in this call.
+  private var snakeCase: [String: String] = [:]
+
+  init(options: ModelEncoder, tree: EncodedTree) {
+    self.options = options
+    self.tree = tree
+    var info: [CodingUserInfoKey: Any] = [:]
+    for (key, value) in options.userInfo { info[key] = value }
+    userInfo = info
+  }
+
+  /// The JSON key for `key` under the key encoding strategy.
+  @inline(__always)
+  func convert(_ key: some CodingKey, path: @autoclosure () -> [any CodingKey]) -> String {
+    switch options.keyEncodingStrategy {
+    case .useDefaultKeys: return key.stringValue
+    case .convertToSnakeCase:
+      let name = key.stringValue
+      if let converted = snakeCase[name] { return converted }
+      let converted = convertToSnakeCase(name)
+      snakeCase[name] = converted
+      return converted
+    case .custom(let custom): return custom(path() + [key]).stringValue
+    @unknown default: return key.stringValue
+    }
+  }
+
+  func recordMisuse(_ message: String, at path: [any CodingKey]) {
+    guard misuse == nil else { return }
+    misuse = .invalidValue(
+      message, EncodingError.Context(codingPath: path, debugDescription: message))
+  }
+}
+
+/// A key path of nested containers inside one encoder, for `codingPath`.
+final class CodingPathNode {
+  let key: any CodingKey
+  let parent: CodingPathNode?
+
+  init(_ key: any CodingKey, parent: CodingPathNode?) {
+    self.key = key
+    self.parent = parent
+  }
+}
+
+/// The `Encoder` handed to `encode(to:)`: it produces the value of one member of the tree.
+///
+/// It is also its own single-value container, as a value is one slot.
+final class EncoderImpl: Encoder, SingleValueEncodingContainer {
+  let context: EncodingContext
+  /// The member whose value this encoder produces.
+  var slot: Int
+  /// Nesting level of a container this encoder makes (1 at the top).
+  var depth: Int
+  /// The type whose `encode(to:)` is running: its key mappings apply to its keyed container.
+  var model: Any.Type
+  /// The encoder whose value holds this one, and the key it is at. As in JSONEncoder, a value
+  /// inside a nested container has its encoder's path plus its key: the nested container's
+  /// keys are in the container's `codingPath`, not in the value's.
+  var parent: EncoderImpl?
+  var key: (any CodingKey)?
+  /// A child kept for the next nested value (most values nest one at a time).
+  private var spare: EncoderImpl?
+
+  init(
+    context: EncodingContext, slot: Int, depth: Int, model: Any.Type, parent: EncoderImpl?,
+    key: (any CodingKey)?
+  ) {
+    self.context = context
+    self.slot = slot
+    self.depth = depth
+    self.model = model
+    self.parent = parent
+    self.key = key
+  }
+
+  var tree: EncodedTree { context.tree }
+
+  var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
+
+  var codingPath: [any CodingKey] { path(adding: nil) }
+
+  /// This encoder's path, then the nested containers' keys in `node`, then `last`.
+  func path(through node: CodingPathNode? = nil, adding last: (any CodingKey)?) -> [any CodingKey]
+  {
+    var reversed: [any CodingKey] = []
+    if let last { reversed.append(last) }
+    var nested = node
+    while let current = nested {
+      reversed.append(current.key)
+      nested = current.parent
+    }
+    var encoder: EncoderImpl? = self
+    while let current = encoder {
+      if let key = current.key { reversed.append(key) }
+      encoder = current.parent
+    }
+    return reversed.reversed()
+  }
+
+  // MARK: - Containers
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    let container = containerInSlot(isObject: true)
+    return KeyedEncodingContainer(
+      KeyedEncoding<Key>(encoder: self, container: container, path: nil, depth: depth))
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    let container = containerInSlot(isObject: false)
+    return UnkeyedEncoding(encoder: self, container: container, path: nil, depth: depth)
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+  /// The container in this encoder's slot: the one made before (asking twice gives the same
+  /// container, as JSONEncoder does), or a new one.
+  private func containerInSlot(isObject: Bool) -> Int {
+    let member = tree.members[slot]
+    if let existing = member.container, tree.containers[existing].isObject == isObject {
+      return existing
+    }
+    if !member.isPending {
+      context.recordMisuse(
+        "Attempt to push a new \(isObject ? "keyed" : "unkeyed") container when a value was "
+          + "already encoded at this path.", at: codingPath)
+      // Write into a new member nobody reads, so the model's own code runs on.
+      let detached = tree.appendMember(to: nil, keyStart: -1, keyLength: 0)
+      return tree.attachContainer(to: detached, isObject: isObject, depth: depth)
+    }
+    return tree.attachContainer(to: slot, isObject: isObject, depth: depth)
+  }
+
+  // MARK: - Single value
+
+  /// Whether the slot may take a value; a second value is a misuse (JSONEncoder traps).
+  @inline(__always)
+  private func slotIsFree() -> Bool {
+    if tree.members[slot].isPending { return true }
+    context.recordMisuse(
+      "Attempt to encode a value through a single value container when a value was already "
+        + "encoded.", at: codingPath)
+    return false
+  }
+
+  func encodeNil() throws {
+    guard slotIsFree() else { return }
+    write(into: slot) { $0.append("null") }
+  }
+
+  func encode(_ value: Bool) throws {
+    guard slotIsFree() else { return }
+    write(into: slot) { $0.append(value ? "true" : "false") }
+  }
+
+  func encode(_ value: String) throws {
+    guard slotIsFree() else { return }
+    write(into: slot) { $0.appendString(value) }
+  }
+
+  func encode(_ value: Double) throws {
+    guard slotIsFree() else { return }
+    try writeFloatingPoint(value, into: slot, key: nil)
+  }
+
+  func encode(_ value: Float) throws {
+    guard slotIsFree() else { return }
+    try writeFloatingPoint(value, into: slot, key: nil)
+  }
+
+  func encode(_ value: Int) throws { try encodeInteger(value) }
+  func encode(_ value: Int8) throws { try encodeInteger(value) }
+  func encode(_ value: Int16) throws { try encodeInteger(value) }
+  func encode(_ value: Int32) throws { try encodeInteger(value) }
+  func encode(_ value: Int64) throws { try encodeInteger(value) }
+  func encode(_ value: UInt) throws { try encodeInteger(value) }
+  func encode(_ value: UInt8) throws { try encodeInteger(value) }
+  func encode(_ value: UInt16) throws { try encodeInteger(value) }
+  func encode(_ value: UInt32) throws { try encodeInteger(value) }
+  func encode(_ value: UInt64) throws { try encodeInteger(value) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  func encode(_ value: Int128) throws { try encodeInteger(value) }
+
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+  func encode(_ value: UInt128) throws { try encodeInteger(value) }
+
+  private func encodeInteger(_ value: some FixedWidthInteger) throws {
+    guard slotIsFree() else { return }
+    write(into: slot) { $0.appendInteger(value) }
+  }
+
+  func encode<T: Encodable>(_ value: T) throws {
+    guard slotIsFree() else { return }
+    // The value fills this encoder's own slot, at this encoder's path (JSONEncoder's too).
+    try encodeValue(value, into: slot, key: nil, depth: depth)
+  }
+
+  // MARK: - Writing a member's value
+
+  /// Renders a scalar into the arena as `member`'s value.
+  @inline(__always)
+  func write(into member: Int, _ render: (EncodedTree) -> Void) {
+    let start = tree.byteCount
+    render(tree)
+    tree.finishValue(of: member, from: start)
+  }
+
+  /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy.
+  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+    _ value: Number, into member: Int, key: (any CodingKey)?,
+    strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
+  ) throws {
+    guard value.isFinite else {
+      switch strategy ?? context.options.nonConformingFloatEncodingStrategy {
+      case .convertToString(let positiveInfinity, let negativeInfinity, let nan):
+        let text = value.isNaN ? nan : value > 0 ? positiveInfinity : negativeInfinity
+        write(into: member) { $0.appendString(text) }
+        return
+      default:
+        throw EncodingError.invalidValue(
+          value,
+          EncodingError.Context(
+            codingPath: self.path(adding: key),
+            debugDescription: "Unable to encode \(Number.self).\(value) directly in JSON."))
+      }
+    }
+    write(into: member) { $0.appendFloatingPoint(value) }
+  }
+
+  /// Encodes any value as `member`'s value: the types JSONEncoder treats specially first
+  /// (Date, Data, URL, Decimal, String-keyed dictionaries under a key strategy), then the
+  /// value's own `encode(to:)` through a child encoder.
+  ///
+  /// - Parameters:
+  ///   - key: the key the value is at (nil when it fills this encoder's own slot).
+  ///   - depth: the nesting level of a container the value makes.
+  func encodeValue<T: Encodable>(
+    _ value: T, into member: Int, key: (any CodingKey)?, depth: Int
+  ) throws {
+    if T.self == String.self {
+      write(into: member) { $0.appendString(value as! String) }
+      return
+    }
+    if T.self == Date.self {
+      try encodeDate(value as! Date, into: member, key: key, depth: depth)
+      return
+    }
+    if T.self == Data.self {
+      try encodeData(value as! Data, into: member, key: key, depth: depth)
+      return
+    }
+    if T.self == URL.self {
+      write(into: member) { $0.appendString((value as! URL).absoluteString) }
+      return
+    }
+    if T.self == Decimal.self {
+      write(into: member) { tree in
+        var text = (value as! Decimal).description
+        text.withUTF8 { bytes in tree.append(UnsafeRawBufferPointer(bytes)) }
+      }
+      return
+    }
+    if let dictionary = value as? any StringKeyedDictionary,
+      !context.options.keyEncodingStrategy.isDefault
+    {
+      try dictionary.encodeKeepingKeys(into: member, encoder: self, key: key, depth: depth)
+      return
+    }
+    try withChild(member: member, key: key, depth: depth, model: T.self) {
+      try value.encode(to: $0)
+    }
+  }
+
+  /// Runs `body` with a child encoder producing `member`'s value. A child that encodes nothing
+  /// leaves the member pending, which the writer lays out as `{}` (JSONEncoder's too).
+  func withChild(
+    member: Int, key: (any CodingKey)?, depth: Int, model: Any.Type,
+    _ body: (EncoderImpl) throws -> Void
+  ) throws {
+    guard depth <= JSONWriter.encoderDepthLimit else {
+      // The container holding this value is already too deep to write: stop recursing.
+      throw ModelEncoder.tooDeep(at: [])
+    }
+    guard context.stack.hasRoom else {
+      throw EncodingError.invalidValue(
+        model,
+        EncodingError.Context(
+          codingPath: self.path(adding: key),
+          debugDescription: "Nested too deeply for the current thread's stack."))
+    }
+    var child: EncoderImpl
+    if key == nil, member == slot {
+      // The same slot at the same path: this encoder itself (a value through a single-value
+      // container), with the inner type's mappings.
+      let outer = self.model
+      self.model = model
+      defer { self.model = outer }
+      try body(self)
+      if tree.members[member].isPending {
+        // A value through a single-value container that encoded nothing is `{}`, even at the
+        // top level (JSONEncoder's too).
+        _ = tree.attachContainer(to: member, isObject: true, depth: depth)
+      }
+      return
+    }
+    if let spare {
+      self.spare = nil
+      spare.slot = member
+      spare.depth = depth
+      spare.model = model
+      spare.key = key
+      child = spare
+    } else {
+      child = EncoderImpl(
+        context: context, slot: member, depth: depth, model: model, parent: self, key: key)
+    }
+    try body(child)
+    if spare == nil, isKnownUniquelyReferenced(&child) {
+      child.key = nil
+      spare = child
+    }
+  }
+
+  private func encodeDate(
+    _ date: Date, into member: Int, key: (any CodingKey)?, depth: Int
+  ) throws {
+    switch context.options.dateEncodingStrategy {
+    case .deferredToDate:
+      try writeFloatingPoint(date.timeIntervalSinceReferenceDate, into: member, key: key)
+    case .secondsSince1970:
+      try writeFloatingPoint(
+        date.timeIntervalSince1970, into: member, key: key, strategy: .throw)
+    case .millisecondsSince1970:
+      try writeFloatingPoint(
+        1000.0 * date.timeIntervalSince1970, into: member, key: key, strategy: .throw)
+    case .iso8601:
+      write(into: member) { $0.appendString(date.formatted(.iso8601)) }
+    #if canImport(Darwin)
+      case .formatted(let formatter):
+        write(into: member) { $0.appendString(formatter.string(from: date)) }
+    #endif
+    case .custom(let custom):
+      try withChild(member: member, key: key, depth: depth, model: Date.self) {
+        try custom(date, $0)
+      }
+    @unknown default:
+      try writeFloatingPoint(date.timeIntervalSinceReferenceDate, into: member, key: key)
+    }
+  }
+
+  private func encodeData(
+    _ data: Data, into member: Int, key: (any CodingKey)?, depth: Int
+  ) throws {
+    switch context.options.dataEncodingStrategy {
+    case .base64:
+      write(into: member) { $0.appendString(data.base64EncodedString()) }
+    case .deferredToData:
+      try withChild(member: member, key: key, depth: depth, model: Data.self) {
+        try data.encode(to: $0)
+      }
+    case .custom(let custom):
+      try withChild(member: member, key: key, depth: depth, model: Data.self) {
+        try custom(data, $0)
+      }
+    @unknown default:
+      write(into: member) { $0.appendString(data.base64EncodedString()) }
+    }
+  }
+}
+
+/// `[String: Value]` keeps its keys whatever the key strategy (as JSONEncoder does): they are
+/// data, not property names.
+protocol StringKeyedDictionary {
+  func encodeKeepingKeys(
+    into member: Int, encoder: EncoderImpl, key: (any CodingKey)?, depth: Int) throws
+}
+
+extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodable {
+  func encodeKeepingKeys(
+    into member: Int, encoder: EncoderImpl, key: (any CodingKey)?, depth: Int
+  ) throws {
+    // The dictionary's own key is not in its values' paths (JSONEncoder's paths).
+    try encoder.withChild(member: member, key: nil, depth: depth, model: Self.self) {
+      child in
+      let tree = child.tree
+      let container = tree.attachContainer(to: member, isObject: true, depth: depth)
+      for (name, value) in self {
+        let item = KeyedEncoding<AnyCodingKey>.appendKey(name, to: container, tree: tree)
+        try child.encodeValue(
+          value, into: item, key: AnyCodingKey(stringValue: name), depth: depth + 1)
+      }
+    }
+  }
+}
+
+extension JSONEncoder.KeyEncodingStrategy {
+  var isDefault: Bool {
+    if case .useDefaultKeys = self { return true }
+    return false
+  }
+}

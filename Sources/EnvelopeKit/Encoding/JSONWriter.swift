@@ -1,0 +1,264 @@
+import Foundation
+
+/// EnvelopeKit's one JSON writer: lays out an `EncodedTree` as text, as `JSONEncoder` does.
+///
+/// `ModelEncoder`, `JSON.rawText` / `prettyText`, the caches' metadata, recordings, cassettes
+/// and the `envelope` command all write through it; scalars are rendered by
+/// `EncodedTree+Rendering`. The layout equals `JSONEncoder`'s: compact without spaces; pretty
+/// with two spaces per level, `" : "` between key and value and an empty container written
+/// `[\n\n]` / `{\n\n}` at its indentation; sorted keys in the byte order of their UTF-8.
+///
+/// The layout is iterative: a value as deep as the tree holds is written within a small stack.
+struct JSONWriter {
+  /// Indent with two spaces per level, `" : "` after keys.
+  var pretty = false
+  /// Object keys in UTF-8 byte order (as `JSONEncoder`'s `.sortedKeys`).
+  var sortedKeys = false
+  /// A key encoded twice in one object is written once, with its last value (at its first
+  /// place when not sorting), as `JSONEncoder`'s dictionary keeps it. `JSON` values keep
+  /// every member as they hold them.
+  var deduplicatesKeys = true
+  /// A container at this nesting level or deeper is refused, as `JSONEncoder` refuses 512.
+  var depthLimit = Int.max
+
+  /// A container nested `depthLimit` levels deep.
+  struct TooDeep: Error {}
+
+  /// Writes `tree`'s root value.
+  ///
+  /// - Returns: the text's bytes, owned by the caller (`free` them, or hand them to `Data`).
+  func write(_ tree: EncodedTree) throws(TooDeep) -> (UnsafeMutablePointer<UInt8>, Int) {
+    var output = Output(capacity: tree.byteCount + tree.memberCount * (pretty ? 8 : 2) + 16)
+    do {
+      try layOut(tree, into: &output)
+    } catch {
+      output.free()
+      throw error
+    }
+    return (output.base, output.count)
+  }
+
+  /// Writes `tree`'s root value as `Data`, without copying the text.
+  func data(_ tree: EncodedTree) throws(TooDeep) -> Data {
+    let (base, count) = try write(tree)
+    return Data(bytesNoCopy: base, count: count, deallocator: .free)
+  }
+
+  /// Writes `tree`'s root value as a `String`.
+  func string(_ tree: EncodedTree) throws(TooDeep) -> String {
+    let (base, count) = try write(tree)
+    defer { Foundation.free(base) }
+    return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+  }
+
+  // MARK: - Layout
+
+  /// One open container: its members to write, as a range of `order`.
+  private struct Frame {
+    let start: Int
+    var next: Int
+    let end: Int
+    let isObject: Bool
+  }
+
+  private func layOut(_ tree: EncodedTree, into output: inout Output) throws(TooDeep) {
+    var order: [Int32] = []
+    var frames: [Frame] = []
+    try writeValue(of: 0, tree, &output, &order, &frames)
+    while let frame = frames.last {
+      let depth = frames.count
+      guard frame.next < frame.end else {
+        frames.removeLast()
+        order.removeLast(order.count - frame.start)
+        close(frame, depth: depth, &output)
+        continue
+      }
+      let member = Int(order[frame.next])
+      let first = frame.next == frame.start
+      frames[frames.count - 1].next += 1
+      if !first { output.append(UInt8(ascii: ",")) }
+      if pretty {
+        output.append(UInt8(ascii: "\n"))
+        output.indent(depth)
+      }
+      if frame.isObject {
+        let item = tree.members[member]
+        output.append(UInt8(ascii: "\""))
+        output.append(tree.bytes + item.keyStart, Int(item.keyLength))
+        output.append(UInt8(ascii: "\""))
+        if pretty { output.append(" : ") } else { output.append(UInt8(ascii: ":")) }
+      }
+      try writeValue(of: member, tree, &output, &order, &frames)
+    }
+  }
+
+  private func close(_ frame: Frame, depth: Int, _ output: inout Output) {
+    if pretty {
+      output.append(UInt8(ascii: "\n"))
+      output.indent(depth - 1)
+    }
+    output.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+  }
+
+  private func writeValue(
+    of member: Int, _ tree: EncodedTree, _ output: inout Output, _ order: inout [Int32],
+    _ frames: inout [Frame]
+  ) throws(TooDeep) {
+    let item = tree.members[member]
+    guard let container = item.container else {
+      if item.isPending {
+        try open(isObject: true, members: [], tree, &output, &order, &frames)
+      } else {
+        output.append(tree.bytes + item.valueStart, item.valueEnd - item.valueStart)
+      }
+      return
+    }
+    let record = tree.containers[container]
+    var list: [Int32] = []
+    list.reserveCapacity(Int(record.count))
+    var cursor = record.first
+    while cursor >= 0 {
+      list.append(cursor)
+      cursor = tree.members[Int(cursor)].next
+    }
+    if record.isObject, list.count > 1, sortedKeys || deduplicatesKeys {
+      list = arrange(list, tree)
+    }
+    try open(isObject: record.isObject, members: list, tree, &output, &order, &frames)
+  }
+
+  private func open(
+    isObject: Bool, members: [Int32], _ tree: EncodedTree, _ output: inout Output,
+    _ order: inout [Int32], _ frames: inout [Frame]
+  ) throws(TooDeep) {
+    guard frames.count + 1 < depthLimit else { throw TooDeep() }
+    output.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+    if members.isEmpty {
+      if pretty {
+        output.append(UInt8(ascii: "\n"))
+        output.append(UInt8(ascii: "\n"))
+        output.indent(frames.count)
+      }
+      output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+      return
+    }
+    let start = order.count
+    order.append(contentsOf: members)
+    frames.append(Frame(start: start, next: start, end: order.count, isObject: isObject))
+  }
+
+  /// An object's members in the order they are written: sorted, and each key once.
+  private func arrange(_ members: [Int32], _ tree: EncodedTree) -> [Int32] {
+    var sorted = members
+    // Stable: equal keys keep their encoding order, so the last of a run is the last encoded.
+    sorted.sort { left, right in
+      switch compareKeys(Int(left), Int(right), tree) {
+      case .orderedAscending: return true
+      case .orderedDescending: return false
+      case .orderedSame: return left < right
+      }
+    }
+    var kept: [Int32] = []
+    kept.reserveCapacity(sorted.count)
+    var replaced: [Int32: Int32] = [:]  // first encoded -> last encoded, for equal keys
+    var runStart = 0
+    for index in sorted.indices {
+      let isLastOfRun =
+        index + 1 == sorted.count
+        || compareKeys(Int(sorted[index]), Int(sorted[index + 1]), tree) != .orderedSame
+      guard isLastOfRun else { continue }
+      kept.append(sorted[index])
+      if index > runStart, deduplicatesKeys { replaced[sorted[runStart]] = sorted[index] }
+      runStart = index + 1
+    }
+    if !deduplicatesKeys { return sortedKeys ? sorted : members }
+    if sortedKeys { return kept }
+    if replaced.isEmpty { return members }
+    // Encoding order, each key at its first place with its last value.
+    let dropped = Set(replaced.values)
+    return members.compactMap { member in
+      if let last = replaced[member] { return last }
+      return dropped.contains(member) ? nil : member
+    }
+  }
+
+  /// Orders two members' keys as `JSONEncoder` does: by the UTF-8 of the raw key.
+  private func compareKeys(_ left: Int, _ right: Int, _ tree: EncodedTree) -> ComparisonResult {
+    let a = tree.members[left]
+    let b = tree.members[right]
+    if !tree.escapedKeys.isEmpty,
+      tree.escapedKeys[Int32(left)] != nil || tree.escapedKeys[Int32(right)] != nil
+    {
+      let rawA = rawKey(left, tree)
+      let rawB = rawKey(right, tree)
+      if rawA == rawB { return .orderedSame }
+      return rawA.utf8.lexicographicallyPrecedes(rawB.utf8) ? .orderedAscending : .orderedDescending
+    }
+    let lengthA = Int(a.keyLength)
+    let lengthB = Int(b.keyLength)
+    let common = memcmp(tree.bytes + a.keyStart, tree.bytes + b.keyStart, min(lengthA, lengthB))
+    if common != 0 { return common < 0 ? .orderedAscending : .orderedDescending }
+    if lengthA == lengthB { return .orderedSame }
+    return lengthA < lengthB ? .orderedAscending : .orderedDescending
+  }
+
+  private func rawKey(_ member: Int, _ tree: EncodedTree) -> String {
+    if let raw = tree.escapedKeys[Int32(member)] { return raw }
+    let item = tree.members[member]
+    return String(
+      decoding: UnsafeBufferPointer(start: tree.bytes + item.keyStart, count: Int(item.keyLength)),
+      as: UTF8.self)
+  }
+}
+
+/// The writer's growing output buffer (`malloc`ed, so `Data` can take it without a copy).
+private struct Output {
+  var base: UnsafeMutablePointer<UInt8>
+  var count = 0
+  var capacity: Int
+
+  init(capacity: Int) {
+    self.capacity = max(capacity, 16)
+    base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
+  }
+
+  func free() { Foundation.free(base) }
+
+  @inline(__always)
+  mutating func reserve(_ extra: Int) {
+    guard count + extra > capacity else { return }
+    var grown = capacity * 2
+    while grown < count + extra { grown *= 2 }
+    guard let moved = realloc(base, grown) else { fatalError("out of memory") }
+    base = moved.assumingMemoryBound(to: UInt8.self)
+    capacity = grown
+  }
+
+  @inline(__always)
+  mutating func append(_ byte: UInt8) {
+    reserve(1)
+    base[count] = byte
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func append(_ source: UnsafeMutablePointer<UInt8>, _ length: Int) {
+    guard length > 0 else { return }
+    reserve(length)
+    (base + count).update(from: source, count: length)
+    count += length
+  }
+
+  mutating func append(_ literal: StaticString) {
+    reserve(literal.utf8CodeUnitCount)
+    (base + count).update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    count += literal.utf8CodeUnitCount
+  }
+
+  mutating func indent(_ level: Int) {
+    guard level > 0 else { return }
+    reserve(level * 2)
+    (base + count).update(repeating: UInt8(ascii: " "), count: level * 2)
+    count += level * 2
+  }
+}
