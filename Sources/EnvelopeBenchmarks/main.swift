@@ -98,6 +98,20 @@ if let flag = CommandLine.arguments.firstIndex(of: "--memory-child"),
   exit(0)
 }
 
+if let flag = CommandLine.arguments.firstIndex(of: "--encode-memory-child"),
+  flag + 2 < CommandLine.arguments.count, let bytes = Int(CommandLine.arguments[flag + 2])
+{
+  try encodeMemoryChild(CommandLine.arguments[flag + 1], bytes)
+  exit(0)
+}
+
+if let flag = CommandLine.arguments.firstIndex(of: "--profile-encode"),
+  flag + 1 < CommandLine.arguments.count
+{
+  try profileEncode(CommandLine.arguments[flag + 1])
+  exit(0)
+}
+
 if CommandLine.arguments.contains("--transfer") {
   try await transferBenchmark()
   exit(0)
@@ -126,6 +140,15 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
 }
 
 var summary: [String] = []
+
+// `--encode` runs only the encoder rows.
+if CommandLine.arguments.contains("--encode") {
+  try encodeBenchmarks()
+  print("\n== Summary")
+  summary.forEach { print($0) }
+  failures.forEach { print("  FAILED: \($0)") }
+  exit(0)
+}
 
 // `--reader-alone` runs only the reader-alone rows.
 if CommandLine.arguments.contains("--reader-alone") {
@@ -191,6 +214,7 @@ try keyPathBenchmarks()
 try envelopeBenchmark()
 try scalingBenchmark()
 try memoryBenchmark()
+try encodeBenchmarks()
 
 print("\n== Summary")
 summary.forEach { print($0) }

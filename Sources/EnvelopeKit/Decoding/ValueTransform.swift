@@ -168,7 +168,8 @@ extension ValueTransform where Value == URL {
 extension ValueTransform where Value == [String] {
   /// A string of items with a separator (`"a,b,c"` → `["a", "b", "c"]`; items trimmed, an empty
   /// string is `[]`); an array of strings is taken as it is. Writes the items joined with the
-  /// separator.
+  /// separator (so `[""]` is written `""` and reads back as `[]`, and an item holding the
+  /// separator reads back as two).
   ///
   /// - Parameter separator: e.g. `","`.
   /// - Returns: the transform.

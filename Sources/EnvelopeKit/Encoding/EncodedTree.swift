@@ -57,19 +57,25 @@ final class EncodedTree {
   /// The raw text of keys that needed escaping, by member: sorting compares raw keys.
   private(set) var escapedKeys: [Int32: String] = [:]
 
+  /// The largest buffers a thread keeps for its next encode (`SpareBuffer`): 4 MB each.
+  static let largestKeptBytes = 4 << 20
+  static let largestKeptMembers = (4 << 20) / MemoryLayout<Member>.stride
+
   init(escapesSlashes: Bool, expectedBytes: Int = 256) {
     self.escapesSlashes = escapesSlashes
-    byteCapacity = max(64, expectedBytes)
-    bytes = .allocate(capacity: byteCapacity)
-    memberCapacity = 16
-    members = .allocate(capacity: memberCapacity)
+    (bytes, byteCapacity) = SpareBuffer.take(
+      .encoderBytes, minimumCapacity: max(64, expectedBytes), of: UInt8.self)
+    (members, memberCapacity) = SpareBuffer.take(
+      .encoderMembers, minimumCapacity: 16, of: Member.self)
     // The root: member 0, no key, value pending.
     _ = appendMember(to: nil, keyStart: -1, keyLength: 0)
   }
 
   deinit {
-    bytes.deallocate()
-    members.deallocate()
+    SpareBuffer.giveBack(
+      .encoderBytes, bytes, capacity: byteCapacity, largestKept: Self.largestKeptBytes)
+    SpareBuffer.giveBack(
+      .encoderMembers, members, capacity: memberCapacity, largestKept: Self.largestKeptMembers)
   }
 
   // MARK: - Members and containers

@@ -218,8 +218,19 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   }
 
   /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy.
+  @inline(__always)
   func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
     _ value: Number, into member: Int, key: (any CodingKey)?,
+    strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
+  ) throws {
+    try writeFloatingPoint(value, into: member, path: self.path(adding: key), strategy: strategy)
+  }
+
+  /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy, or an error
+  /// at `path`.
+  @inline(__always)
+  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+    _ value: Number, into member: Int, path: @autoclosure () -> [any CodingKey],
     strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
   ) throws {
     guard value.isFinite else {
@@ -232,7 +243,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
         throw EncodingError.invalidValue(
           value,
           EncodingError.Context(
-            codingPath: self.path(adding: key),
+            codingPath: path(),
             debugDescription: "Unable to encode \(Number.self).\(value) directly in JSON."))
       }
     }
@@ -272,14 +283,70 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
       }
       return
     }
-    if let dictionary = value as? any StringKeyedDictionary,
-      !context.options.keyEncodingStrategy.isDefault
+    if let array = try encodeScalarArray(value, into: member, key: key, depth: depth), array {
+      return
+    }
+    if !context.options.keyEncodingStrategy.isDefault,
+      let dictionary = value as? any StringKeyedDictionary
     {
       try dictionary.encodeKeepingKeys(into: member, encoder: self, key: key, depth: depth)
       return
     }
     try withChild(member: member, key: key, depth: depth, model: T.self) {
       try value.encode(to: $0)
+    }
+  }
+
+  /// Arrays of numbers and strings, written straight into an array container (JSONEncoder
+  /// has the same shortcut): what `Array.encode(to:)` would write through an unkeyed
+  /// container, element paths included, without a child encoder per array.
+  ///
+  /// - Returns: true when `value` was such an array, nil otherwise.
+  @inline(__always)
+  private func encodeScalarArray<T>(
+    _ value: T, into member: Int, key: (any CodingKey)?, depth: Int
+  ) throws -> Bool? {
+    if T.self == [Double].self {
+      try writeElements(value as! [Double], into: member, key: key, depth: depth) {
+        try self.writeFloatingPoint($0, into: $1, path: $2())
+      }
+    } else if T.self == [Float].self {
+      try writeElements(value as! [Float], into: member, key: key, depth: depth) {
+        try self.writeFloatingPoint($0, into: $1, path: $2())
+      }
+    } else if T.self == [Int].self {
+      try writeElements(value as! [Int], into: member, key: key, depth: depth) { value, item, _ in
+        self.write(into: item) { $0.appendInteger(value) }
+      }
+    } else if T.self == [Int64].self {
+      try writeElements(value as! [Int64], into: member, key: key, depth: depth) { value, item, _ in
+        self.write(into: item) { $0.appendInteger(value) }
+      }
+    } else if T.self == [String].self {
+      try writeElements(value as! [String], into: member, key: key, depth: depth) {
+        value, item, _ in
+        self.write(into: item) { $0.appendString(value) }
+      }
+    } else {
+      return nil
+    }
+    return true
+  }
+
+  /// The elements of a scalar array as members of a new array container at `member`.
+  @inline(__always)
+  private func writeElements<Element>(
+    _ elements: [Element], into member: Int, key: (any CodingKey)?, depth: Int,
+    _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
+  ) throws {
+    guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep(at: []) }
+    let container = tree.attachContainer(to: member, isObject: false, depth: depth)
+    for (index, element) in elements.enumerated() {
+      let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+      try write(element, item) {
+        // The path a non-finite element is reported at: the array's, then its index.
+        self.path(adding: key) + [AnyCodingKey(intValue: index)]
+      }
     }
   }
 

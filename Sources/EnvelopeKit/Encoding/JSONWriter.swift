@@ -107,33 +107,33 @@ struct JSONWriter {
     let item = tree.members[member]
     guard let container = item.container else {
       if item.isPending {
-        try open(isObject: true, members: [], tree, &output, &order, &frames)
+        try open(isObject: true, from: order.count, &output, &order, &frames)
       } else {
         output.append(tree.bytes + item.valueStart, item.valueEnd - item.valueStart)
       }
       return
     }
     let record = tree.containers[container]
-    var list: [Int32] = []
-    list.reserveCapacity(Int(record.count))
+    let start = order.count
     var cursor = record.first
     while cursor >= 0 {
-      list.append(cursor)
+      order.append(cursor)
       cursor = tree.members[Int(cursor)].next
     }
-    if record.isObject, list.count > 1, sortedKeys || deduplicatesKeys {
-      list = arrange(list, tree)
+    if record.isObject, order.count - start > 1, sortedKeys || deduplicatesKeys {
+      arrange(&order, from: start, tree)
     }
-    try open(isObject: record.isObject, members: list, tree, &output, &order, &frames)
+    try open(isObject: record.isObject, from: start, &output, &order, &frames)
   }
 
+  /// Opens a container whose members are `order[start...]`.
   private func open(
-    isObject: Bool, members: [Int32], _ tree: EncodedTree, _ output: inout Output,
-    _ order: inout [Int32], _ frames: inout [Frame]
+    isObject: Bool, from start: Int, _ output: inout Output, _ order: inout [Int32],
+    _ frames: inout [Frame]
   ) throws(TooDeep) {
     guard frames.count + 1 < depthLimit else { throw TooDeep() }
     output.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-    if members.isEmpty {
+    guard start < order.count else {
       if pretty {
         output.append(UInt8(ascii: "\n"))
         output.append(UInt8(ascii: "\n"))
@@ -142,44 +142,50 @@ struct JSONWriter {
       output.append(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
       return
     }
-    let start = order.count
-    order.append(contentsOf: members)
     frames.append(Frame(start: start, next: start, end: order.count, isObject: isObject))
   }
 
-  /// An object's members in the order they are written: sorted, and each key once.
-  private func arrange(_ members: [Int32], _ tree: EncodedTree) -> [Int32] {
-    var sorted = members
+  /// Puts an object's members (`order[start...]`) in the order they are written: sorted, and
+  /// each key once.
+  private func arrange(_ order: inout [Int32], from start: Int, _ tree: EncodedTree) {
     // Stable: equal keys keep their encoding order, so the last of a run is the last encoded.
-    sorted.sort { left, right in
+    func precedes(_ left: Int32, _ right: Int32) -> Bool {
       switch compareKeys(Int(left), Int(right), tree) {
       case .orderedAscending: return true
       case .orderedDescending: return false
       case .orderedSame: return left < right
       }
     }
-    var kept: [Int32] = []
-    kept.reserveCapacity(sorted.count)
-    var replaced: [Int32: Int32] = [:]  // first encoded -> last encoded, for equal keys
+    func same(_ left: Int32, _ right: Int32) -> Bool {
+      compareKeys(Int(left), Int(right), tree) == .orderedSame
+    }
+    if sortedKeys {
+      order[start...].sort(by: precedes)
+      guard deduplicatesKeys else { return }
+      var kept = start
+      for index in start..<order.count
+      where index + 1 == order.count || !same(order[index], order[index + 1]) {
+        order[kept] = order[index]
+        kept += 1
+      }
+      order.removeLast(order.count - kept)
+      return
+    }
+    // Encoding order, each key at its first place with its last value.
+    let sorted = order[start...].sorted(by: precedes)
+    var replaced: [Int32: Int32] = [:]
     var runStart = 0
-    for index in sorted.indices {
-      let isLastOfRun =
-        index + 1 == sorted.count
-        || compareKeys(Int(sorted[index]), Int(sorted[index + 1]), tree) != .orderedSame
-      guard isLastOfRun else { continue }
-      kept.append(sorted[index])
-      if index > runStart, deduplicatesKeys { replaced[sorted[runStart]] = sorted[index] }
+    for index in sorted.indices where index + 1 == sorted.count || !same(sorted[index], sorted[index + 1]) {
+      if index > runStart { replaced[sorted[runStart]] = sorted[index] }
       runStart = index + 1
     }
-    if !deduplicatesKeys { return sortedKeys ? sorted : members }
-    if sortedKeys { return kept }
-    if replaced.isEmpty { return members }
-    // Encoding order, each key at its first place with its last value.
+    guard !replaced.isEmpty else { return }
     let dropped = Set(replaced.values)
-    return members.compactMap { member in
+    let arranged = order[start...].compactMap { member -> Int32? in
       if let last = replaced[member] { return last }
       return dropped.contains(member) ? nil : member
     }
+    order.replaceSubrange(start..., with: arranged)
   }
 
   /// Orders two members' keys as `JSONEncoder` does: by the UTF-8 of the raw key.

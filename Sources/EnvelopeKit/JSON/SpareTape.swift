@@ -23,9 +23,9 @@ enum SpareTape {
   /// The largest tape kept (in tokens: 8 MB).
   static let largestKept = 1 << 19
 
-  /// Whether threads keep a spare: yes unless the environment variable
+  /// Whether threads keep spares: yes unless the environment variable
   /// `ENVELOPEKIT_NO_SPARE_TAPE` is set (to anything but `0`, the empty string included), read
-  /// once per process.
+  /// once per process. It turns off every spare buffer (`SpareBuffer`).
   static let isEnabled: Bool = {
     guard let value = ProcessInfo.processInfo.environment["ENVELOPEKIT_NO_SPARE_TAPE"] else {
       return true
@@ -33,33 +33,61 @@ enum SpareTape {
     return value == "0"
   }()
 
-  /// A buffer of at least `minimumCapacity` tokens and its capacity: the thread's spare when it
-  /// is large enough, otherwise a new one.
+  /// A buffer of at least `minimumCapacity` tokens: the thread's spare if it is large enough.
   static func take(minimumCapacity: Int) -> (base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
+    SpareBuffer.take(.tape, minimumCapacity: minimumCapacity, of: JSONToken.self)
+  }
+
+  /// Keeps `base` as the thread's spare if it is the largest yet and not too large; frees it
+  /// otherwise.
+  static func giveBack(_ base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
+    SpareBuffer.giveBack(.tape, base, capacity: capacity, largestKept: largestKept)
+  }
+}
+
+/// One spare buffer per thread and purpose, reused by the next call on that thread: fresh large
+/// buffers cost page faults on every call (the tape's measurements are above; the encoder's
+/// arena and members showed the same, 31% of a canada encode in the kernel zeroing pages).
+///
+/// Only trivial types (no references) are kept; a spare is freed when its thread ends.
+enum SpareBuffer {
+  /// What a spare is for; one slot each.
+  enum Purpose: Int, CaseIterable {
+    case tape, encoderBytes, encoderMembers
+  }
+
+  /// A buffer of at least `minimumCapacity` elements: the thread's spare if it is large enough.
+  static func take<Element>(
+    _ purpose: Purpose, minimumCapacity: Int, of type: Element.Type
+  ) -> (base: UnsafeMutablePointer<Element>, capacity: Int) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if let slot = slot(), let base = slot.pointee.base,
-        slot.pointee.capacity >= minimumCapacity
+      if let slot = slot(purpose), let raw = slot.pointee.base,
+        slot.pointee.bytes >= minimumCapacity * MemoryLayout<Element>.stride
       {
         slot.pointee.base = nil
-        return (base, slot.pointee.capacity)
+        let capacity = slot.pointee.bytes / MemoryLayout<Element>.stride
+        return (raw.bindMemory(to: Element.self, capacity: capacity), capacity)
       }
     #endif
     return (.allocate(capacity: minimumCapacity), minimumCapacity)
   }
 
-  /// Keeps `base` as the thread's spare when there is none (or a smaller one) and it is not
-  /// too large; frees it otherwise.
-  static func giveBack(_ base: UnsafeMutablePointer<JSONToken>, capacity: Int) {
+  /// Keeps `base` as the thread's spare for `purpose` if it is the largest yet and holds at most
+  /// `largestKept` elements; frees it otherwise.
+  static func giveBack<Element>(
+    _ purpose: Purpose, _ base: UnsafeMutablePointer<Element>, capacity: Int, largestKept: Int
+  ) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if isEnabled, capacity <= largestKept, let slot = slot() {
+      if SpareTape.isEnabled, capacity <= largestKept, let slot = slot(purpose) {
+        let bytes = capacity * MemoryLayout<Element>.stride
         if let kept = slot.pointee.base {
-          guard slot.pointee.capacity < capacity else {
+          guard slot.pointee.bytes < bytes else {
             base.deallocate()
             return
           }
           kept.deallocate()
         }
-        slot.pointee = SpareTapeSlot(base: base, capacity: capacity)
+        slot.pointee = SpareSlot(base: UnsafeMutableRawPointer(base), bytes: bytes)
         return
       }
     #endif
@@ -67,42 +95,38 @@ enum SpareTape {
   }
 
   #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-    /// The thread-specific key; its destructor frees a thread's spare when the thread ends. (A
-    /// document freed by another key's destructor after that makes a new slot, which the system
-    /// destroys on its next pass over the keys.)
+    /// The key of the thread's slots; each thread's are freed with it (`freeSpares`).
     private static let key: pthread_key_t? = {
       var key = pthread_key_t()
-      return pthread_key_create(&key, { freeSpare($0) }) == 0 ? key : nil
+      return pthread_key_create(&key, { freeSpares($0) }) == 0 ? key : nil
     }()
 
-    /// This thread's slot, created on first use (nil only if the system refuses one).
-    private static func slot() -> UnsafeMutablePointer<SpareTapeSlot>? {
+    private static func slot(_ purpose: Purpose) -> UnsafeMutablePointer<SpareSlot>? {
       guard let key else { return nil }
       if let raw = pthread_getspecific(key) {
-        return raw.assumingMemoryBound(to: SpareTapeSlot.self)
+        return raw.assumingMemoryBound(to: SpareSlot.self) + purpose.rawValue
       }
-      let slot = UnsafeMutablePointer<SpareTapeSlot>.allocate(capacity: 1)
-      slot.initialize(to: SpareTapeSlot(base: nil, capacity: 0))
-      guard pthread_setspecific(key, slot) == 0 else {
-        slot.deallocate()
+      let count = Purpose.allCases.count
+      let slots = UnsafeMutablePointer<SpareSlot>.allocate(capacity: count)
+      slots.initialize(repeating: SpareSlot(base: nil, bytes: 0), count: count)
+      guard pthread_setspecific(key, slots) == 0 else {
+        slots.deallocate()
         return nil
       }
-      return slot
+      return slots + purpose.rawValue
     }
   #endif
 }
 
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-  /// A thread's spare tape (`base` nil when it has none).
-  private struct SpareTapeSlot {
-    var base: UnsafeMutablePointer<JSONToken>?
-    var capacity: Int
+  private struct SpareSlot {
+    var base: UnsafeMutableRawPointer?
+    var bytes: Int
   }
 
-  /// The key's destructor (the parameter is optional on some platforms, not on others).
-  private func freeSpare(_ raw: UnsafeMutableRawPointer?) {
-    guard let slot = raw?.assumingMemoryBound(to: SpareTapeSlot.self) else { return }
-    slot.pointee.base?.deallocate()
-    slot.deallocate()
+  private func freeSpares(_ raw: UnsafeMutableRawPointer?) {
+    guard let slots = raw?.assumingMemoryBound(to: SpareSlot.self) else { return }
+    for index in 0..<SpareBuffer.Purpose.allCases.count { slots[index].base?.deallocate() }
+    slots.deallocate()
   }
 #endif

@@ -44,6 +44,12 @@ indirect enum GValue: Encodable {
   case nothing
   /// Through `singleValueContainer().encode(inner)`.
   case wrapped(GValue)
+  /// Arrays of scalars, which both encoders write by a shortcut.
+  case doubles([Double])
+  case floats([Float])
+  case ints([Int])
+  case int64s([Int64])
+  case strings([String])
 
   func encode(to encoder: any Encoder) throws {
     switch self {
@@ -64,6 +70,11 @@ indirect enum GValue: Encodable {
       try single.encode(inner)
     case .nothing:
       break
+    case .doubles(let values): try Self.single(values, encoder)
+    case .floats(let values): try Self.single(values, encoder)
+    case .ints(let values): try Self.single(values, encoder)
+    case .int64s(let values): try Self.single(values, encoder)
+    case .strings(let values): try Self.single(values, encoder)
     default:
       var single = encoder.singleValueContainer()
       switch self {
@@ -83,6 +94,24 @@ indirect enum GValue: Encodable {
       default: break
       }
     }
+  }
+
+  /// Whether a dictionary is anywhere inside (its iteration order is not fixed).
+  var holdsADictionary: Bool {
+    switch self {
+    case .stringDictionary, .intDictionary: return true
+    case .array(let elements), .nestedArray(let elements):
+      return elements.contains { $0.holdsADictionary }
+    case .object(let members), .nestedObject(let members):
+      return members.contains { $0.1.holdsADictionary }
+    case .viaSuper(let inner), .wrapped(let inner): return inner.holdsADictionary
+    default: return false
+    }
+  }
+
+  static func single(_ value: some Encodable, _ encoder: any Encoder) throws {
+    var single = encoder.singleValueContainer()
+    try single.encode(value)
   }
 
   static func encode(
@@ -110,6 +139,9 @@ indirect enum GValue: Encodable {
         try encode(inner, into: &nested)
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder(forKey: key))
+      case .doubles(let values): try container.encode(values, forKey: key)
+      case .floats(let values): try container.encode(values, forKey: key)
+      case .strings(let values): try container.encode(values, forKey: key)
       default: try container.encode(value, forKey: key)
       }
     }
@@ -134,6 +166,9 @@ indirect enum GValue: Encodable {
         try encode(inner, into: &nested)
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder())
+      case .doubles(let values): try container.encode(values)
+      case .ints(let values): try container.encode(values)
+      case .strings(let values): try container.encode(values)
       default: try container.encode(value)
       }
     }
@@ -287,7 +322,16 @@ struct EncodingGenerator<Source: EntropySource> {
   }
 
   mutating func scalar() -> GValue {
-    switch source.next(14) {
+    switch source.next(16) {
+    case 14:
+      let count = source.next(5)
+      switch source.next(5) {
+      case 0: return .doubles((0..<count).map { _ in double() })
+      case 1: return .floats((0..<count).map { _ in float() })
+      case 2: return .ints((0..<count).map { _ in source.next(1 << 40) - (1 << 39) })
+      case 3: return .int64s((0..<count).map { _ in Int64(source.next(Int.max)) })
+      default: return .strings((0..<count).map { _ in string() })
+      }
     case 0: return .null
     case 1: return .bool(chance(50))
     case 2: return .int(pick([0, -1, Int.max, Int.min, source.next(1_000_000)]))
@@ -314,17 +358,29 @@ struct EncodingGenerator<Source: EntropySource> {
     let count = source.next(5)
     switch source.next(10) {
     case 0, 1: return .array((0..<count).map { _ in value(depth: depth + 1) })
-    case 2, 3: return .object((0..<count).map { _ in (key(), value(depth: depth + 1)) })
+    case 2, 3: return .object(members(count, depth: depth))
     case 4:
       return .stringDictionary(
         Dictionary((0..<count).map { _ in (key(), value(depth: depth + 1)) }) { $1 })
     case 5:
       return .intDictionary(
         Dictionary((0..<count).map { _ in (source.next(30) - 5, value(depth: depth + 1)) }) { $1 })
-    case 6: return .nestedObject((0..<count).map { _ in (key(), value(depth: depth + 1)) })
+    case 6: return .nestedObject(members(count, depth: depth))
     case 7: return .nestedArray((0..<count).map { _ in value(depth: depth + 1) })
     case 8: return chance(50) ? .viaSuper(value(depth: depth + 1)) : .nothing
     default: return .wrapped(value(depth: depth + 1))
+    }
+  }
+
+  /// An object's members. A nested container at a key already holding a value traps in
+  /// JSONEncoder: nested containers get keys of their own.
+  mutating func members(_ count: Int, depth: Int) -> [(String, GValue)] {
+    (0..<count).map { position in
+      let member = value(depth: depth + 1)
+      switch member {
+      case .nestedObject, .nestedArray: return ("nest\(position)", member)
+      default: return (key(), member)
+      }
     }
   }
 
@@ -382,7 +438,13 @@ enum EncodingOracle {
       }
     case (.failure(let expected), .failure(let actual)):
       outcome.threw += 1
-      if describe(expected) != describe(actual) {
+      // Which of several non-finite floats in one dictionary is met first depends on the
+      // dictionary's iteration order, which JSONEncoder's copy of it may not share.
+      let eitherOfSeveral =
+        describe(expected).contains("directly in JSON")
+        && describe(actual).contains("directly in JSON")
+        && ((value as? GValue)?.holdsADictionary ?? false)
+      if describe(expected) != describe(actual), !eitherOfSeveral {
         outcome.violations.append(
           "\(name) \(options): JSONEncoder threw \(describe(expected)), ModelEncoder \(describe(actual))")
       }
@@ -489,6 +551,11 @@ private func normalized<T>(_ model: T) -> T {
     return copy
   }
   switch model {
+  case let value as PEvent:
+    // `.separated(by:)` reads "" as []: [""] is written "" and comes back [].
+    var copy = value
+    if copy.tags == [""] { copy.tags = [] }
+    return copy as! T
   case let value as PItem: return item(value) as! T
   case let value as PPage:
     var copy = value
