@@ -52,10 +52,14 @@ final class EncodedTree {
   private(set) var memberCount = 0
   private var memberCapacity: Int
 
-  private(set) var containers: [Container] = []
+  private(set) var containers: UnsafeMutablePointer<Container>
+  private(set) var containerCount = 0
+  private var containerCapacity = 16
 
   /// The raw text of keys that needed escaping, by member: sorting compares raw keys.
   private(set) var escapedKeys: [Int32: String] = [:]
+  /// Whether any key needed escaping (most encodes: none, and sorting never looks them up).
+  private(set) var hasEscapedKeys = false
 
   /// The largest buffers a thread keeps for its next encode (`SpareBuffer`): 4 MB each.
   static let largestKeptBytes = 4 << 20
@@ -67,6 +71,7 @@ final class EncodedTree {
       .encoderBytes, minimumCapacity: max(64, expectedBytes), of: UInt8.self)
     (members, memberCapacity) = SpareBuffer.take(
       .encoderMembers, minimumCapacity: 16, of: Member.self)
+    containers = .allocate(capacity: containerCapacity)
     // The root: member 0, no key, value pending.
     _ = appendMember(to: nil, keyStart: -1, keyLength: 0)
   }
@@ -76,6 +81,7 @@ final class EncodedTree {
       .encoderBytes, bytes, capacity: byteCapacity, largestKept: Self.largestKeptBytes)
     SpareBuffer.giveBack(
       .encoderMembers, members, capacity: memberCapacity, largestKept: Self.largestKeptMembers)
+    containers.deallocate()
   }
 
   // MARK: - Members and containers
@@ -91,16 +97,15 @@ final class EncodedTree {
         keyLength: Int32(truncatingIfNeeded: keyLength), next: -1))
     memberCount += 1
     if let container {
-      containers.withUnsafeMutableBufferPointer { all in
-        let last = all[container].last
-        if last >= 0 {
-          members[Int(last)].next = Int32(truncatingIfNeeded: index)
-        } else {
-          all[container].first = Int32(truncatingIfNeeded: index)
-        }
-        all[container].last = Int32(truncatingIfNeeded: index)
-        all[container].count += 1
+      let record = containers + container
+      let last = record.pointee.last
+      if last >= 0 {
+        members[Int(last)].next = Int32(truncatingIfNeeded: index)
+      } else {
+        record.pointee.first = Int32(truncatingIfNeeded: index)
       }
+      record.pointee.last = Int32(truncatingIfNeeded: index)
+      record.pointee.count += 1
     }
     return index
   }
@@ -116,8 +121,17 @@ final class EncodedTree {
 
   /// Makes `member` hold a new, empty container and returns the container.
   func attachContainer(to member: Int, isObject: Bool, depth: Int) -> Int {
-    let index = containers.count
-    containers.append(Container(isObject: isObject, depth: Int32(truncatingIfNeeded: depth)))
+    if containerCount == containerCapacity {
+      let grown = UnsafeMutablePointer<Container>.allocate(capacity: containerCapacity * 2)
+      grown.moveInitialize(from: containers, count: containerCount)
+      containers.deallocate()
+      containers = grown
+      containerCapacity *= 2
+    }
+    let index = containerCount
+    (containers + index).initialize(
+      to: Container(isObject: isObject, depth: Int32(truncatingIfNeeded: depth)))
+    containerCount += 1
     members[member].valueStart = -index - 1
     return index
   }
@@ -192,5 +206,6 @@ final class EncodedTree {
   /// Records the raw text of a key whose rendering needed escapes.
   func noteEscapedKey(_ key: String, member: Int) {
     escapedKeys[Int32(truncatingIfNeeded: member)] = key
+    hasEscapedKeys = true
   }
 }

@@ -64,7 +64,8 @@ struct JSONWriter {
   private func layOut(_ tree: EncodedTree, into output: inout Output) throws(TooDeep) {
     var order: [Int32] = []
     var frames: [Frame] = []
-    try writeValue(of: 0, tree, &output, &order, &frames)
+    let shapes = SortedShapes()
+    try writeValue(of: 0, tree, &output, &order, &frames, shapes)
     while let frame = frames.last {
       let depth = frames.count
       guard frame.next < frame.end else {
@@ -88,7 +89,7 @@ struct JSONWriter {
         output.append(UInt8(ascii: "\""))
         if pretty { output.append(" : ") } else { output.append(UInt8(ascii: ":")) }
       }
-      try writeValue(of: member, tree, &output, &order, &frames)
+      try writeValue(of: member, tree, &output, &order, &frames, shapes)
     }
   }
 
@@ -102,7 +103,7 @@ struct JSONWriter {
 
   private func writeValue(
     of member: Int, _ tree: EncodedTree, _ output: inout Output, _ order: inout [Int32],
-    _ frames: inout [Frame]
+    _ frames: inout [Frame], _ shapes: SortedShapes
   ) throws(TooDeep) {
     let item = tree.members[member]
     guard let container = item.container else {
@@ -121,7 +122,7 @@ struct JSONWriter {
       cursor = tree.members[Int(cursor)].next
     }
     if record.isObject, order.count - start > 1, sortedKeys || deduplicatesKeys {
-      arrange(&order, from: start, tree)
+      arrange(&order, from: start, tree, shapes)
     }
     try open(isObject: record.isObject, from: start, &output, &order, &frames)
   }
@@ -147,7 +148,9 @@ struct JSONWriter {
 
   /// Puts an object's members (`order[start...]`) in the order they are written: sorted, and
   /// each key once.
-  private func arrange(_ order: inout [Int32], from start: Int, _ tree: EncodedTree) {
+  private func arrange(
+    _ order: inout [Int32], from start: Int, _ tree: EncodedTree, _ shapes: SortedShapes
+  ) {
     // Stable: equal keys keep their encoding order, so the last of a run is the last encoded.
     func precedes(_ left: Int32, _ right: Int32) -> Bool {
       switch compareKeys(Int(left), Int(right), tree) {
@@ -158,6 +161,24 @@ struct JSONWriter {
     }
     func same(_ left: Int32, _ right: Int32) -> Bool {
       compareKeys(Int(left), Int(right), tree) == .orderedSame
+    }
+    if sortedKeys {
+      // Objects of one type have the same keys in the same order: sort a shape once.
+      let shape = shapes.signature(of: order[start...], tree)
+      if shapes.apply(shape, to: &order, from: start, tree) { return }
+      let unsorted = Array(order[start...])
+      order[start...].sort(by: precedes)
+      if deduplicatesKeys {
+        var kept = start
+        for index in start..<order.count
+        where index + 1 == order.count || !same(order[index], order[index + 1]) {
+          order[kept] = order[index]
+          kept += 1
+        }
+        order.removeLast(order.count - kept)
+      }
+      shapes.remember(shape, unsorted: unsorted, arranged: order[start...])
+      return
     }
     if sortedKeys {
       order[start...].sort(by: precedes)
@@ -192,7 +213,7 @@ struct JSONWriter {
   private func compareKeys(_ left: Int, _ right: Int, _ tree: EncodedTree) -> ComparisonResult {
     let a = tree.members[left]
     let b = tree.members[right]
-    if !tree.escapedKeys.isEmpty,
+    if tree.hasEscapedKeys,
       tree.escapedKeys[Int32(left)] != nil || tree.escapedKeys[Int32(right)] != nil
     {
       let rawA = rawKey(left, tree)
@@ -214,6 +235,72 @@ struct JSONWriter {
     return String(
       decoding: UnsafeBufferPointer(start: tree.bytes + item.keyStart, count: Int(item.keyLength)),
       as: UTF8.self)
+  }
+}
+
+/// The sorted order of the object shapes met in one write, so each shape is sorted once.
+///
+/// A shape is the object's key sequence; a remembered shape is used only after its keys are
+/// compared byte for byte with the object's (the signature only finds candidates).
+private final class SortedShapes {
+  private struct Shape {
+    /// The members of the object it was learned from, in encoding order.
+    let sample: [Int32]
+    /// Positions in encoding order, in the order written (sorted, each key once).
+    let permutation: [Int32]
+  }
+
+  private var shapes: [UInt64: Shape] = [:]
+  private var scratch: [Int32] = []
+  private static let kept = 256
+
+  /// A cheap signature of an object's keys: lengths and first bytes.
+  func signature(of members: ArraySlice<Int32>, _ tree: EncodedTree) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(members.count)
+    for member in members {
+      let item = tree.members[Int(member)]
+      let length = Int(item.keyLength)
+      var first: UInt64 = 0
+      withUnsafeMutableBytes(of: &first) { word in
+        word.baseAddress!.copyMemory(from: tree.bytes + item.keyStart, byteCount: min(length, 8))
+      }
+      hash = (hash ^ UInt64(length)) &* 0x0100_0000_01b3
+      hash = (hash ^ first) &* 0x0100_0000_01b3
+    }
+    return hash
+  }
+
+  /// Arranges `order[start...]` by a remembered shape with the same keys.
+  ///
+  /// - Returns: false when no remembered shape has exactly these keys.
+  func apply(_ signature: UInt64, to order: inout [Int32], from start: Int, _ tree: EncodedTree)
+    -> Bool
+  {
+    guard let shape = shapes[signature], shape.sample.count == order.count - start else {
+      return false
+    }
+    for (position, member) in order[start...].enumerated() {
+      let a = tree.members[Int(shape.sample[position])]
+      let b = tree.members[Int(member)]
+      guard a.keyLength == b.keyLength,
+        memcmp(tree.bytes + a.keyStart, tree.bytes + b.keyStart, Int(a.keyLength)) == 0
+      else { return false }
+    }
+    if tree.hasEscapedKeys { return false }
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: order[start...])
+    order.removeLast(order.count - start)
+    for position in shape.permutation { order.append(scratch[Int(position)]) }
+    return true
+  }
+
+  /// Remembers how an object's members were arranged.
+  func remember(_ signature: UInt64, unsorted: [Int32], arranged: ArraySlice<Int32>) {
+    guard shapes.count < Self.kept, shapes[signature] == nil else { return }
+    var position: [Int32: Int32] = [:]
+    for (index, member) in unsorted.enumerated() { position[member] = Int32(index) }
+    shapes[signature] = Shape(
+      sample: unsorted, permutation: arranged.map { position[$0]! })
   }
 }
 
