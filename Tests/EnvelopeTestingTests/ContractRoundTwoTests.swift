@@ -102,7 +102,7 @@ struct Count: Decodable, Equatable { var count: Int }
     #expect(replayed == recorded)
     #expect(await replayTokens.refreshes == 1)  // the recorded 401 came first, then the 200
     let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-    #expect(text.components(separatedBy: "\"status\": 401").count == 2)
+    #expect(text.components(separatedBy: "\"status\" : 401").count == 2)
     #expect(!text.contains("Bearer stale") && !text.contains("Bearer fresh"))
   }
 

@@ -107,30 +107,30 @@ func text(_ folder: URL, _ name: String) throws -> String {
     let login = try text(first, try #require(names.first { $0.hasPrefix("POST_login_") }))
     #expect(!login.contains("s3cret") && !login.contains("secret-ada") && !login.contains("abc123"))
     #expect(!login.contains("\"Date\"") && !login.contains("Content-Length"))
-    #expect(login.contains(#""Authorization": "<redacted>""#))
-    #expect(login.contains(#""Set-Cookie": "<redacted>""#))
-    #expect(login.contains(#""X-Request-Id": "<redacted>""#))
-    #expect(login.contains(#""token": "<redacted>""#))
+    #expect(login.contains(#""Authorization" : "<redacted>""#))
+    #expect(login.contains(#""Set-Cookie" : "<redacted>""#))
+    #expect(login.contains(#""X-Request-Id" : "<redacted>""#))
+    #expect(login.contains(#""token" : "<redacted>""#))
     let ok = try text(first, "GET_envelope_ok.json")
     #expect(
       ok.hasPrefix(
         """
         {
-          "request": {
-            "headers": {
-              "Authorization": "<redacted>"
+          "request" : {
+            "headers" : {
+              "Authorization" : "<redacted>"
             },
-            "method": "GET",
-            "path": "/envelope/ok"
+            "method" : "GET",
+            "path" : "/envelope/ok"
           },
-          "response": {
-            "body": {
-              "code": 0,
-              "data": {
-                "id": 1,
-                "name": "Ada"
+          "response" : {
+            "body" : {
+              "code" : 0,
+              "data" : {
+                "id" : 1,
+                "name" : "Ada"
               },
-              "msg": "ok"
+              "msg" : "ok"
             },
         """))
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: first.path).filter {

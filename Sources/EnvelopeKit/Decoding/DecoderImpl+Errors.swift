@@ -25,9 +25,7 @@ extension DecoderImpl {
     case .false: return kind.name + " false"
     case .number: return kind.name + " " + messageSnippet(document.rawText(index))
     case .string:
-      var escaped = ""
-      writeEscaped(messageSnippet(document.string(index)), to: &escaped)
-      return kind.name + " " + escaped
+      return kind.name + " " + JSON.string(messageSnippet(document.string(index))).rawText
     case .array: return "\(kind.name) of \(document.count(index))"
     case .object: return "\(kind.name) of \(document.count(index)) keys"
     }

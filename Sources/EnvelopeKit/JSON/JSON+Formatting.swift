@@ -1,43 +1,15 @@
 extension JSON {
-  /// Indented JSON text, two spaces per level, for files people read and diff.
+  /// Indented JSON text for files people read and diff, laid out as `JSONEncoder`'s
+  /// `.prettyPrinted` (two spaces per level, `" : "` after keys) by EnvelopeKit's one writer.
   ///
   /// Numbers keep their source text, so nothing is rounded. With `sortedKeys` object keys are
-  /// in byte order, so the same value always prints the same way.
+  /// in UTF-8 byte order (`JSONEncoder`'s `.sortedKeys`), so the same value always prints the
+  /// same way. Slashes are not escaped.
   ///
   /// - Parameter sortedKeys: sort object keys (default) or keep source order.
   /// - Returns: the text, without a trailing newline.
   public func prettyText(sortedKeys: Bool = true) -> String {
-    var output = ""
-    writePretty(to: &output, indent: 0, sortedKeys: sortedKeys)
-    return output
-  }
-
-  private func writePretty(to output: inout String, indent: Int, sortedKeys: Bool) {
-    let inner = String(repeating: " ", count: indent + 2)
-    switch self {
-    case .array(let elements) where !elements.isEmpty:
-      output += "[\n"
-      for (position, element) in elements.enumerated() {
-        output += inner
-        element.writePretty(to: &output, indent: indent + 2, sortedKeys: sortedKeys)
-        output += position < elements.count - 1 ? ",\n" : "\n"
-      }
-      output += String(repeating: " ", count: indent) + "]"
-    case .object(let object) where object.count > 0:
-      output += "{\n"
-      var pairs = Array(zip(object.keys, object.values))
-      if sortedKeys { pairs.sort { Array($0.0.utf8).lexicographicallyPrecedes($1.0.utf8) } }
-      for (position, (key, value)) in pairs.enumerated() {
-        output += inner
-        writeEscaped(key, to: &output)
-        output += ": "
-        value.writePretty(to: &output, indent: indent + 2, sortedKeys: sortedKeys)
-        output += position < pairs.count - 1 ? ",\n" : "\n"
-      }
-      output += String(repeating: " ", count: indent) + "}"
-    default:
-      output += rawText
-    }
+    text(pretty: true, sortedKeys: sortedKeys)
   }
 }
 

@@ -178,50 +178,19 @@ public enum JSON: Hashable, Sendable {
   public var isNull: Bool { self == .null }
 
   /// Compact JSON text of this value: no whitespace, keys in source order, numbers as written.
-  public var rawText: String {
-    var output = ""
-    write(to: &output)
-    return output
-  }
+  ///
+  /// Written by EnvelopeKit's one JSON writer, escaped as `JSONEncoder` escapes with
+  /// `.withoutEscapingSlashes`, without recursion (a value may be `deepestValue` levels deep).
+  public var rawText: String { text(pretty: false, sortedKeys: false) }
 
-  /// Writes the compact text without recursion (a value may be `deepestValue` levels deep).
-  private func write(to output: inout String) {
-    /// What is left to write: a value, or a closing bracket.
-    enum Step {
-      case value(JSON, key: String?, first: Bool)
-      case close(String)
-    }
-    var steps: [Step] = [.value(self, key: nil, first: true)]
-    while let step = steps.popLast() {
-      switch step {
-      case .close(let bracket):
-        output += bracket
-      case .value(let value, let key, let first):
-        if !first { output += "," }
-        if let key {
-          writeEscaped(key, to: &output)
-          output += ":"
-        }
-        switch value {
-        case .null: output += "null"
-        case .bool(let bool): output += bool ? "true" : "false"
-        case .number(let number): output += number.text
-        case .string(let string): writeEscaped(string, to: &output)
-        case .array(let elements):
-          output += "["
-          steps.append(.close("]"))
-          for (position, element) in elements.enumerated().reversed() {
-            steps.append(.value(element, key: nil, first: position == 0))
-          }
-        case .object(let object):
-          output += "{"
-          steps.append(.close("}"))
-          for (position, key) in object.keys.enumerated().reversed() {
-            steps.append(.value(object.values[position], key: key, first: position == 0))
-          }
-        }
-      }
-    }
+  /// The text of this value through the one writer.
+  func text(pretty: Bool, sortedKeys: Bool) -> String {
+    let tree = EncodedTree(escapesSlashes: false)
+    tree.appendJSON(self, into: 0, depth: 1)
+    let writer = JSONWriter(
+      pretty: pretty, sortedKeys: sortedKeys, deduplicatesKeys: false, depthLimit: .max)
+    // No depth limit: the writer cannot refuse.
+    return (try? writer.string(tree)) ?? ""
   }
 
   /// Equal when of the same kind with equal contents: numbers by their text, objects by keys
@@ -273,26 +242,6 @@ public enum JSON: Hashable, Sendable {
 }
 
 /// Appends `string` as a JSON string literal.
-func writeEscaped(_ string: String, to output: inout String) {
-  output += "\""
-  for scalar in string.unicodeScalars {
-    switch scalar {
-    case "\"": output += "\\\""
-    case "\\": output += "\\\\"
-    case "\n": output += "\\n"
-    case "\r": output += "\\r"
-    case "\t": output += "\\t"
-    case "\u{08}": output += "\\b"
-    case "\u{0C}": output += "\\f"
-    case "\u{00}"..."\u{1F}":
-      let hex = String(scalar.value, radix: 16)
-      output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-    default: output.unicodeScalars.append(scalar)
-    }
-  }
-  output += "\""
-}
-
 /// A JSON object that keeps its keys in source order.
 public struct JSONObject: Hashable, Sendable, Sequence {
   /// The keys in source order.

@@ -1,3 +1,4 @@
+import EnvelopeKit
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -61,12 +62,13 @@ public final class DiskCache: ResponseCache {
   public func store(_ response: Response, forKey key: String) async throws {
     guard let file = file(forKey: key) else { throw CocoaError(.fileWriteInvalidFileName) }
     let stored = CachePartition.storable(response)
-    let meta: [String: Any] = [
-      "status": stored.statusCode, "headers": stored.headers,
-      "url": Redaction.default.url(response.request?.url), "bodyLength": response.data.count,
-      "storedAt": Date().timeIntervalSince1970,
-    ]
-    var contents = try JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys])
+    let meta = EntryMeta(
+      status: stored.statusCode, headers: stored.headers,
+      url: Redaction.default.url(response.request?.url), bodyLength: response.data.count,
+      storedAt: Date().timeIntervalSince1970)
+    var encoder = ModelEncoder()
+    encoder.outputFormatting = .sortedKeys
+    var contents = try encoder.encode(meta)
     contents.append(UInt8(ascii: "\n"))
     contents.append(response.data)
     try lock.withLock {
@@ -122,15 +124,15 @@ public final class DiskCache: ResponseCache {
   /// is not the one recorded.
   private static func entry(_ contents: Data) -> CachedResponse? {
     guard let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
-      let meta = try? JSONSerialization.jsonObject(with: contents[..<newline]) as? [String: Any],
-      let status = meta["status"] as? Int, let headers = meta["headers"] as? [String: String],
-      let storedAt = meta["storedAt"] as? Double, let length = meta["bodyLength"] as? Int
+      let meta = try? LenientDecoder(policy: .strict).decode(
+        EntryMeta.self, from: Data(contents[..<newline]))
     else { return nil }
     let body = Data(contents[contents.index(after: newline)...])
-    guard body.count == length else { return nil }
+    guard body.count == meta.bodyLength else { return nil }
     let response = Response(
-      statusCode: status, headers: headers, data: body, request: nil, isFromCache: true)
-    return CachedResponse(response: response, storedAt: Date(timeIntervalSince1970: storedAt))
+      statusCode: meta.status, headers: meta.headers, data: body, request: nil, isFromCache: true)
+    return CachedResponse(
+      response: response, storedAt: Date(timeIntervalSince1970: meta.storedAt))
   }
 
   /// The file of a key; nil unless the key is 64 hex digits (so no key names another path).
@@ -140,4 +142,13 @@ public final class DiskCache: ResponseCache {
     else { return nil }
     return directory.appendingPathComponent(key + ".cache")
   }
+}
+
+/// The first line of an entry's file: what the response was, without its body.
+private struct EntryMeta: Codable {
+  var status: Int
+  var headers: [String: String]
+  var url: String?
+  var bodyLength: Int
+  var storedAt: Double
 }

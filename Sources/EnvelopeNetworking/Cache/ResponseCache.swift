@@ -1,3 +1,4 @@
+import EnvelopeKit
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -69,18 +70,20 @@ extension Duration {
 
 extension ResponseCache {
   /// Keeps any `Encodable` value under a name of your own (MoyaMapper's
-  /// `cacheXXX(value:key:)`), as JSON, beside the responses and under the same limits.
+  /// `cacheXXX(value:key:)`), as JSON written by `ModelEncoder`, beside the responses and
+  /// under the same limits.
   ///
   /// - Parameters:
   ///   - value: the value.
   ///   - name: the name to read it back with.
   /// - Throws: `EncodingError`, or the cache's write error.
   public func set<Value: Encodable>(_ value: Value, forKey name: String) async throws {
-    let data = try JSONEncoder().encode(value)
+    let data = try ModelEncoder().encode(value)
     try await store(Response(statusCode: 200, data: data), forKey: Self.valueKey(name))
   }
 
-  /// The value kept under `name`, or nil when there is none or it no longer decodes as `Value`.
+  /// The value kept under `name`, or nil when there is none or it no longer decodes as `Value`
+  /// (read by a strict `LenientDecoder`: a value that changed shape is not coerced).
   ///
   /// - Parameters:
   ///   - type: the value's type.
@@ -88,7 +91,7 @@ extension ResponseCache {
   /// - Returns: the value.
   public func value<Value: Decodable>(_ type: Value.Type, forKey name: String) async -> Value? {
     guard let entry = await cachedResponse(forKey: Self.valueKey(name)) else { return nil }
-    return try? JSONDecoder().decode(Value.self, from: entry.response.data)
+    return try? LenientDecoder(policy: .strict).decode(Value.self, from: entry.response.data)
   }
 
   /// The key a plain value is kept under: `value:` and the name, hashed.

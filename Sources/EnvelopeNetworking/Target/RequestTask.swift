@@ -1,3 +1,4 @@
+import EnvelopeKit
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -10,9 +11,11 @@ public enum RequestTask: Sendable {
   case plain
   /// URL query parameters, percent-encoded, keys sorted.
   case query([String: String])
-  /// A JSON body from any `Encodable` with an encoder of your own (dates, key strategy);
-  /// `.json(value)` uses an encoder with sorted keys.
-  case json(any Encodable & Sendable, encoder: JSONEncoder)
+  /// A JSON body from any `Encodable` with an encoder of your own: a `ModelEncoder` (made
+  /// with `ModelEncoder(matching: decoder)`, a PUT body is written with the key mappings and
+  /// transforms the response was read with) or a `JSONEncoder`. `.json(value)` uses a
+  /// `ModelEncoder` with sorted keys.
+  case json(any Encodable & Sendable, encoder: any JSONBodyEncoder)
   /// An `application/x-www-form-urlencoded` body, keys sorted.
   case form([String: String])
   /// Raw bytes with a content type.
@@ -22,6 +25,31 @@ public enum RequestTask: Sendable {
   /// A file's contents as the body. `Provider.upload` streams it from disk; other calls map
   /// the file into memory.
   case file(URL, contentType: String)
+}
+
+/// An encoder of request bodies: `ModelEncoder` and `JSONEncoder` are both.
+public protocol JSONBodyEncoder: Sendable {
+  /// The JSON body for `value`.
+  ///
+  /// - Parameter value: the body's value.
+  /// - Returns: the UTF-8 JSON text.
+  func encodeBody(_ value: any Encodable) throws -> Data
+}
+
+extension ModelEncoder: JSONBodyEncoder {
+  /// The JSON body for `value`, with this encoder's mappings and options.
+  ///
+  /// - Parameter value: the body's value.
+  /// - Returns: the UTF-8 JSON text.
+  public func encodeBody(_ value: any Encodable) throws -> Data { try encode(value) }
+}
+
+extension JSONEncoder: JSONBodyEncoder {
+  /// The JSON body for `value`, with this encoder's options.
+  ///
+  /// - Parameter value: the body's value.
+  /// - Returns: the UTF-8 JSON text.
+  public func encodeBody(_ value: any Encodable) throws -> Data { try encode(value) }
 }
 
 /// One part of a multipart body.
@@ -65,9 +93,10 @@ extension RequestTask {
   /// so recordings replay).
   ///
   /// - Parameter value: the body.
-  /// - Returns: `.json(value, encoder:)` with a sorted-keys encoder.
+  /// - Returns: `.json(value, encoder:)` with a sorted-keys `ModelEncoder` (the bytes
+  ///   `JSONEncoder` writes with `.sortedKeys`).
   public static func json(_ value: any Encodable & Sendable) -> RequestTask {
-    let encoder = JSONEncoder()
+    var encoder = ModelEncoder()
     encoder.outputFormatting = .sortedKeys
     return .json(value, encoder: encoder)
   }
@@ -81,7 +110,7 @@ extension RequestTask {
     case .query(let parameters):
       pairs = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     case .json(let value, encoder: let encoder):
-      request.httpBody = try encoder.encode(value)
+      request.httpBody = try encoder.encodeBody(value)
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     case .form(let parameters):
       request.httpBody = Data(Self.encode(parameters).utf8)

@@ -69,7 +69,7 @@ private func outcome(_ decode: () throws -> Int) -> String {
     var text = "[]"
     for _ in 0..<6 {
       var quoted = ""
-      writeEscaped(text, to: &quoted)
+      quoted = JSON.string(text).rawText
       text = String(repeating: "[", count: 400) + quoted + String(repeating: "]", count: 400)
     }
     let input = Data(text.utf8)
@@ -82,7 +82,7 @@ private func outcome(_ decode: () throws -> Int) -> String {
     var small = "[]"
     for _ in 0..<2 {
       var quoted = ""
-      writeEscaped(small, to: &quoted)
+      quoted = JSON.string(small).rawText
       small = "[[" + quoted + "]]"
     }
     let decoded = try? LenientDecoder().decodeWithReport(Nested.self, from: Data(small.utf8))

@@ -96,7 +96,7 @@ private func stringifiedComments(levels: Int, perLevel: Int) -> String {
     var text = inner
     for _ in 0..<perLevel { text = #"{"replies":["# + text + "]}" }
     var quoted = ""
-    writeEscaped(text, to: &quoted)
+    quoted = JSON.string(text).rawText
     inner = #"{"replies":"# + quoted + "}"
   }
   return inner

@@ -198,14 +198,14 @@ extension AnyJSON {
     case .number(let value): return "\(value)"
     case .string(let value):
       var text = ""
-      writeEscaped(value, to: &text)
+      text = JSON.string(value).rawText
       return text
     case .array(let values): return "[" + values.map(\.jsonText).joined(separator: ",") + "]"
     case .object(let members):
       return "{"
         + members.map { key, value in
           var text = ""
-          writeEscaped(key, to: &text)
+          text = JSON.string(key).rawText
           return text + ":" + value.jsonText
         }.joined(separator: ",") + "}"
     }
