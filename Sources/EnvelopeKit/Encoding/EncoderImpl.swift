@@ -384,6 +384,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     }
     if let spare {
       self.spare = nil
+      spare.parent = self
       spare.slot = member
       spare.depth = depth
       spare.model = model
@@ -395,6 +396,8 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     }
     try body(child)
     if spare == nil, isKnownUniquelyReferenced(&child) {
+      // A kept child must not hold its parent: parent and spare would keep each other alive.
+      child.parent = nil
       child.key = nil
       spare = child
     }

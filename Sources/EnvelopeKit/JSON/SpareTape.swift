@@ -61,7 +61,7 @@ enum SpareBuffer {
     _ purpose: Purpose, minimumCapacity: Int, of type: Element.Type
   ) -> (base: UnsafeMutablePointer<Element>, capacity: Int) {
     #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-      if let slot = slot(purpose), let raw = slot.pointee.base,
+      if SpareTape.isEnabled, let slot = slot(purpose), let raw = slot.pointee.base,
         slot.pointee.bytes >= minimumCapacity * MemoryLayout<Element>.stride
       {
         slot.pointee.base = nil

@@ -262,6 +262,26 @@ private struct Price: Codable, Equatable {
         || outcome.contains("Unable to encode the given top-level value"), "\(outcome)")
   }
 
+  /// Every encoder of an encode is freed with it (the fuzz target's leak check found a parent
+  /// and its kept child holding each other).
+  @Test func encodersAreFreedAfterTheEncode() throws {
+    final class Watch: @unchecked Sendable { weak var encoder: AnyObject? }
+    struct Leaf: Encodable {
+      let watch: Watch
+      func encode(to encoder: any Encoder) throws {
+        watch.encoder = encoder as AnyObject
+        var single = encoder.singleValueContainer()
+        try single.encode(1)
+      }
+    }
+    struct Node: Encodable {
+      let leaves: [Leaf]
+    }
+    let watch = Watch()
+    _ = try ModelEncoder().encode(Node(leaves: [Leaf(watch: watch), Leaf(watch: watch)]))
+    #expect(watch.encoder == nil)
+  }
+
   @Test func theBenchmarkPayloadsEncodeAsJSONEncoderEncodesThem() throws {
     // The three benchmark models are checked by EnvelopeBenchmarks (release build) before it
     // times them; here the payloads as `JSON` values (debug builds are slow on canada).

@@ -1,0 +1,20 @@
+import Foundation
+
+// libFuzzer entry: the fuzzer's bytes drive the generator of `EncoderDifferentialTests`
+// (Tests/EnvelopeKitTests/Support/EncodingOracle.swift) and its oracle is the check: ModelEncoder
+// against Foundation's JSONEncoder, byte for byte, errors included, and the round trip of the
+// generated models through a mapped decoder. A broken promise stops the run with its input.
+// Built by Fuzz/run.sh.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEncoding(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  let bytes = Array(
+    UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
+  var source = ByteSource(bytes)
+  var outcome = EncodingOracle.Outcome()
+  EncodingOracle.runOne(&source, into: &outcome)
+  if let violation = outcome.violations.first {
+    fatalError("The promise is broken: \(violation)")
+  }
+  return 0
+}
