@@ -38,6 +38,14 @@ extension EncodedTree {
     var escaped = false
     let slashes = escapesSlashes
     while index < count {
+      // Eight bytes at a time while none needs escaping (most text).
+      if index + 8 <= count,
+        !Self.mayNeedEscape(
+          UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self), slashes: slashes)
+      {
+        index += 8
+        continue
+      }
       let byte = base[index]
       guard byte < 0x20 || byte == 0x22 || byte == 0x5C || (byte == 0x2F && slashes) else {
         index += 1
@@ -51,6 +59,20 @@ extension EncodedTree {
     }
     append(UnsafeRawBufferPointer(start: base + mark, count: count - mark))
     return escaped
+  }
+
+  /// Whether any of eight bytes is a control character, `"`, `\` or (when escaped) `/`:
+  /// exact, with the "has a zero byte" bit trick on each pattern.
+  @inline(__always)
+  private static func mayNeedEscape(_ word: UInt64, slashes: Bool) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZero(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+    var found = (word &- ones &* 0x20) & ~word & highs  // a byte below 0x20
+    found |= hasZero(word ^ (ones &* 0x22))
+    found |= hasZero(word ^ (ones &* 0x5C))
+    if slashes { found |= hasZero(word ^ (ones &* 0x2F)) }
+    return found != 0
   }
 
   private func appendEscape(for byte: UInt8) {
