@@ -43,12 +43,16 @@ import Foundation
   print("\n== Encoding")
   for (file, run) in [
     ("twitter.json", { try encodeBenchmark(TwitterRoot.self, "twitter.json", iterations: 10) }),
-    ("citm_catalog.json", { try encodeBenchmark(CitmRoot.self, "citm_catalog.json", iterations: 4) }),
+    (
+      "citm_catalog.json",
+      { try encodeBenchmark(CitmRoot.self, "citm_catalog.json", iterations: 4) }
+    ),
     ("canada.json", { try encodeBenchmark(CanadaRoot.self, "canada.json", iterations: 3) }),
   ] as [(String, () throws -> Double?)] {
     guard let ratio = try run() else { continue }
     summary.append(
-      String(format: "%-18@ encode %5.2fx JSONEncoder (sorted keys, compact)", file as NSString, ratio))
+      String(
+        format: "%-18@ encode %5.2fx JSONEncoder (sorted keys, compact)", file as NSString, ratio))
     check(ratio >= 3.0, "\(file): ModelEncoder at least 3.0x JSONEncoder")
   }
   try encodeMemoryBenchmark()

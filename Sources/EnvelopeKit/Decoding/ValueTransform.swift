@@ -174,24 +174,25 @@ extension ValueTransform where Value == [String] {
   /// - Parameter separator: e.g. `","`.
   /// - Returns: the transform.
   public static func separated(by separator: String) -> ValueTransform<[String]> {
-    ValueTransform(read: { json in
-      switch json {
-      case .string(let text):
-        guard !text.isEmpty, !separator.isEmpty else { return text.isEmpty ? [] : [text] }
-        return text.components(separatedBy: separator).map {
-          $0.trimmingCharacters(in: .whitespaces)
-        }
-      case .array(let elements):
-        return try elements.map { element in
-          guard case .string(let text) = element else {
-            throw ValueTransformError(expected: "strings", found: element)
+    ValueTransform(
+      read: { json in
+        switch json {
+        case .string(let text):
+          guard !text.isEmpty, !separator.isEmpty else { return text.isEmpty ? [] : [text] }
+          return text.components(separatedBy: separator).map {
+            $0.trimmingCharacters(in: .whitespaces)
           }
-          return text
+        case .array(let elements):
+          return try elements.map { element in
+            guard case .string(let text) = element else {
+              throw ValueTransformError(expected: "strings", found: element)
+            }
+            return text
+          }
+        default:
+          throw ValueTransformError(expected: "items separated by \(separator)", found: json)
         }
-      default:
-        throw ValueTransformError(expected: "items separated by \(separator)", found: json)
-      }
-    }, write: { items in .string(items.joined(separator: separator)) })
+      }, write: { items in .string(items.joined(separator: separator)) })
   }
 }
 
@@ -211,21 +212,22 @@ extension ValueTransform where Value == Bool {
   ///   - whenFalse: the JSON written for `false`.
   /// - Returns: the transform.
   public static func flag(true whenTrue: JSON, false whenFalse: JSON) -> ValueTransform<Bool> {
-    ValueTransform(read: { json in
-      switch json {
-      case .bool(let flag): return flag
-      case .number(let number) where number.text == "1": return true
-      case .number(let number) where number.text == "0": return false
-      case .string(let text):
-        switch text.lowercased() {
-        case "1", "y", "yes", "true": return true
-        case "0", "n", "no", "false": return false
+    ValueTransform(
+      read: { json in
+        switch json {
+        case .bool(let flag): return flag
+        case .number(let number) where number.text == "1": return true
+        case .number(let number) where number.text == "0": return false
+        case .string(let text):
+          switch text.lowercased() {
+          case "1", "y", "yes", "true": return true
+          case "0", "n", "no", "false": return false
+          default: break
+          }
         default: break
         }
-      default: break
-      }
-      throw ValueTransformError(expected: "a flag (0/1, Y/N, true/false)", found: json)
-    }, write: { flag in flag ? whenTrue : whenFalse })
+        throw ValueTransformError(expected: "a flag (0/1, Y/N, true/false)", found: json)
+      }, write: { flag in flag ? whenTrue : whenFalse })
   }
 }
 

@@ -92,8 +92,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   var codingPath: [any CodingKey] { path(adding: nil) }
 
   /// This encoder's path, then the nested containers' keys in `node`, then `last`.
-  func path(through node: CodingPathNode? = nil, adding last: (any CodingKey)?) -> [any CodingKey]
-  {
+  func path(through node: CodingPathNode? = nil, adding last: (any CodingKey)?) -> [any CodingKey] {
     var reversed: [any CodingKey] = []
     if let last { reversed.append(last) }
     var nested = node
@@ -255,30 +254,33 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   /// value's own `encode(to:)` through a child encoder.
   ///
   /// - Parameters:
+  ///   - value: the value.
+  ///   - member: the member it is the value of.
   ///   - key: the key the value is at (nil when it fills this encoder's own slot).
   ///   - depth: the nesting level of a container the value makes.
+  /// - Throws: `EncodingError`, or what the value's `encode(to:)` throws.
   func encodeValue<T: Encodable>(
     _ value: T, into member: Int, key: (any CodingKey)?, depth: Int
   ) throws {
     if T.self == String.self {
-      write(into: member) { $0.appendString(value as! String) }
+      write(into: member) { $0.appendString(reinterpret(value, as: String.self)) }
       return
     }
     if T.self == Date.self {
-      try encodeDate(value as! Date, into: member, key: key, depth: depth)
+      try encodeDate(reinterpret(value, as: Date.self), into: member, key: key, depth: depth)
       return
     }
     if T.self == Data.self {
-      try encodeData(value as! Data, into: member, key: key, depth: depth)
+      try encodeData(reinterpret(value, as: Data.self), into: member, key: key, depth: depth)
       return
     }
     if T.self == URL.self {
-      write(into: member) { $0.appendString((value as! URL).absoluteString) }
+      write(into: member) { $0.appendString((reinterpret(value, as: URL.self)).absoluteString) }
       return
     }
     if T.self == Decimal.self {
       write(into: member) { tree in
-        var text = (value as! Decimal).description
+        var text = (reinterpret(value, as: Decimal.self)).description
         text.withUTF8 { bytes in tree.append(UnsafeRawBufferPointer(bytes)) }
       }
       return
@@ -307,23 +309,28 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     _ value: T, into member: Int, key: (any CodingKey)?, depth: Int
   ) throws -> Bool? {
     if T.self == [Double].self {
-      try writeElements(value as! [Double], into: member, key: key, depth: depth) {
+      try writeElements(reinterpret(value, as: [Double].self), into: member, key: key, depth: depth)
+      {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
     } else if T.self == [Float].self {
-      try writeElements(value as! [Float], into: member, key: key, depth: depth) {
+      try writeElements(reinterpret(value, as: [Float].self), into: member, key: key, depth: depth)
+      {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
     } else if T.self == [Int].self {
-      try writeElements(value as! [Int], into: member, key: key, depth: depth) { value, item, _ in
+      try writeElements(reinterpret(value, as: [Int].self), into: member, key: key, depth: depth) {
+        value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if T.self == [Int64].self {
-      try writeElements(value as! [Int64], into: member, key: key, depth: depth) { value, item, _ in
+      try writeElements(reinterpret(value, as: [Int64].self), into: member, key: key, depth: depth)
+      { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if T.self == [String].self {
-      try writeElements(value as! [String], into: member, key: key, depth: depth) {
+      try writeElements(reinterpret(value, as: [String].self), into: member, key: key, depth: depth)
+      {
         value, item, _ in
         self.write(into: item) { $0.appendString(value) }
       }

@@ -196,7 +196,8 @@ struct JSONWriter {
     let sorted = order[start...].sorted(by: precedes)
     var replaced: [Int32: Int32] = [:]
     var runStart = 0
-    for index in sorted.indices where index + 1 == sorted.count || !same(sorted[index], sorted[index + 1]) {
+    for index in sorted.indices
+    where index + 1 == sorted.count || !same(sorted[index], sorted[index + 1]) {
       if index > runStart { replaced[sorted[runStart]] = sorted[index] }
       runStart = index + 1
     }
@@ -262,7 +263,8 @@ private final class SortedShapes {
       let length = Int(item.keyLength)
       var first: UInt64 = 0
       withUnsafeMutableBytes(of: &first) { word in
-        word.baseAddress!.copyMemory(from: tree.bytes + item.keyStart, byteCount: min(length, 8))
+        word.copyMemory(
+          from: UnsafeRawBufferPointer(start: tree.bytes + item.keyStart, count: min(length, 8)))
       }
       hash = (hash ^ UInt64(length)) &* 0x0100_0000_01b3
       hash = (hash ^ first) &* 0x0100_0000_01b3
@@ -299,8 +301,9 @@ private final class SortedShapes {
     guard shapes.count < Self.kept, shapes[signature] == nil else { return }
     var position: [Int32: Int32] = [:]
     for (index, member) in unsorted.enumerated() { position[member] = Int32(index) }
-    shapes[signature] = Shape(
-      sample: unsorted, permutation: arranged.map { position[$0]! })
+    let permutation = arranged.compactMap { position[$0] }
+    guard permutation.count == arranged.count else { return }
+    shapes[signature] = Shape(sample: unsorted, permutation: permutation)
   }
 }
 
@@ -312,7 +315,8 @@ private struct Output {
 
   init(capacity: Int) {
     self.capacity = max(capacity, 16)
-    base = malloc(self.capacity)!.assumingMemoryBound(to: UInt8.self)
+    guard let memory = malloc(self.capacity) else { fatalError("out of memory") }
+    base = memory.assumingMemoryBound(to: UInt8.self)
   }
 
   func free() { Foundation.free(base) }

@@ -130,6 +130,7 @@ public struct ModelEncoder: Sendable {
   ///
   /// - Parameter value: the value.
   /// - Returns: the JSON.
+  /// - Throws: what `encode(_:)` throws.
   public func encodeJSON<T: Encodable>(_ value: T) throws -> JSON {
     var compact = self
     compact.outputFormatting.remove(.prettyPrinted)
@@ -141,6 +142,7 @@ public struct ModelEncoder: Sendable {
   ///
   /// - Parameter value: the value.
   /// - Returns: the text.
+  /// - Throws: what `encode(_:)` throws.
   public func encodeString<T: Encodable>(_ value: T) throws -> String {
     let tree = try encodeTree(value)
     do {

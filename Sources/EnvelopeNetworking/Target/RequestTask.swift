@@ -33,6 +33,7 @@ public protocol JSONBodyEncoder: Sendable {
   ///
   /// - Parameter value: the body's value.
   /// - Returns: the UTF-8 JSON text.
+  /// - Throws: the encoder's error.
   func encodeBody(_ value: any Encodable) throws -> Data
 }
 
@@ -41,6 +42,7 @@ extension ModelEncoder: JSONBodyEncoder {
   ///
   /// - Parameter value: the body's value.
   /// - Returns: the UTF-8 JSON text.
+  /// - Throws: the encoder's error.
   public func encodeBody(_ value: any Encodable) throws -> Data { try encode(value) }
 }
 
@@ -49,6 +51,7 @@ extension JSONEncoder: JSONBodyEncoder {
   ///
   /// - Parameter value: the body's value.
   /// - Returns: the UTF-8 JSON text.
+  /// - Throws: the encoder's error.
   public func encodeBody(_ value: any Encodable) throws -> Data { try encode(value) }
 }
 

@@ -91,7 +91,8 @@ private struct Price: Codable, Equatable {
     #expect(try written(.iso8601, at) == #""2023-11-14T22:13:20.250Z""#)
     #expect(try written(.iso8601, Date(timeIntervalSince1970: 0)) == #""1970-01-01T00:00:00Z""#)
     #expect(try written(.formatted("yyyy-MM-dd HH:mm"), at) == #""2023-11-14 22:13""#)
-    #expect(try written(.url, URL(string: "https://a.example/b?c=1")!) == #""https://a.example/b?c=1""#)
+    #expect(
+      try written(.url, URL(string: "https://a.example/b?c=1")!) == #""https://a.example/b?c=1""#)
     #expect(try written(.separated(by: ","), ["a", "b"]) == #""a,b""#)
     #expect(try written(.flag, true) == "1")
     #expect(try written(.flag, false) == "0")
@@ -104,7 +105,9 @@ private struct Price: Codable, Equatable {
     let flag = ValueTransform<Bool>.flag(true: .string("Y"), false: .string("N"))
     let yes = try flag.write?(true) ?? .null
     #expect(try flag.read(yes) == true)
-    #expect(throws: EncodingError.self) { try written(.secondsSince1970, Date(timeIntervalSince1970: .nan)) }
+    #expect(throws: EncodingError.self) {
+      try written(.secondsSince1970, Date(timeIntervalSince1970: .nan))
+    }
   }
 
   @Test func aTransformSetOnTheDecoderWritesThroughTheMatchingEncoder() throws {
@@ -120,7 +123,9 @@ private struct Price: Codable, Equatable {
     var decoder = LenientDecoder()
     decoder.transform(
       Price.self, key: "cents",
-      ValueTransform { json in Int(json.stringValue?.replacingOccurrences(of: ".", with: "") ?? "") ?? 0 })
+      ValueTransform { json in
+        Int(json.stringValue?.replacingOccurrences(of: ".", with: "") ?? "") ?? 0
+      })
     let price = try decoder.decode(Price.self, from: Data(#"{"cents":"12.50"}"#.utf8))
     #expect(price.cents == 1250)
     #expect(try ModelEncoder(matching: decoder).encodeString(price) == #"{"cents":1250}"#)
@@ -236,7 +241,8 @@ private struct Price: Codable, Equatable {
     }
     #expect(try ModelEncoder().encode(nested(511)) == JSONEncoder().encode(nested(511)))
     let expected = EncodingOracle.describe(catching { try JSONEncoder().encode(nested(512)) })
-    #expect(EncodingOracle.describe(catching { try ModelEncoder().encode(nested(512)) }) == expected)
+    #expect(
+      EncodingOracle.describe(catching { try ModelEncoder().encode(nested(512)) }) == expected)
     #expect(expected.contains("Unable to encode the given top-level value"))
   }
 
@@ -288,7 +294,8 @@ private struct Price: Codable, Equatable {
     let files = ["twitter.json", "github_events.json"]
     for file in files where SharedData.has("payloads/" + file) {
       let value = try JSONDecoder().decode(
-        JSON.self, from: Data(contentsOf: SharedData.folder("payloads").appendingPathComponent(file)))
+        JSON.self,
+        from: Data(contentsOf: SharedData.folder("payloads").appendingPathComponent(file)))
       for formatting in [JSONEncoder.OutputFormatting.sortedKeys, [.sortedKeys, .prettyPrinted]] {
         let foundation = JSONEncoder()
         foundation.outputFormatting = formatting
