@@ -308,27 +308,30 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   private func encodeScalarArray<T>(
     _ value: T, into member: Int, key: (any CodingKey)?, depth: Int
   ) throws -> Bool? {
-    if T.self == [Double].self {
+    // Generic metadata (`[Double].self`) is looked up at run time on every call: compare with
+    // identifiers looked up once.
+    let type = ObjectIdentifier(T.self)
+    if type == ScalarArrays.doubles {
       try writeElements(reinterpret(value, as: [Double].self), into: member, key: key, depth: depth)
       {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
-    } else if T.self == [Float].self {
+    } else if type == ScalarArrays.floats {
       try writeElements(reinterpret(value, as: [Float].self), into: member, key: key, depth: depth)
       {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
-    } else if T.self == [Int].self {
+    } else if type == ScalarArrays.ints {
       try writeElements(reinterpret(value, as: [Int].self), into: member, key: key, depth: depth) {
         value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
-    } else if T.self == [Int64].self {
+    } else if type == ScalarArrays.int64s {
       try writeElements(reinterpret(value, as: [Int64].self), into: member, key: key, depth: depth)
       { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
-    } else if T.self == [String].self {
+    } else if type == ScalarArrays.strings {
       try writeElements(reinterpret(value, as: [String].self), into: member, key: key, depth: depth)
       {
         value, item, _ in
@@ -455,6 +458,15 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
       write(into: member) { $0.appendString(data.base64EncodedString()) }
     }
   }
+}
+
+/// The array types written by `encodeScalarArray`, identified once.
+private enum ScalarArrays {
+  static let doubles = ObjectIdentifier([Double].self)
+  static let floats = ObjectIdentifier([Float].self)
+  static let ints = ObjectIdentifier([Int].self)
+  static let int64s = ObjectIdentifier([Int64].self)
+  static let strings = ObjectIdentifier([String].self)
 }
 
 /// `[String: Value]` keeps its keys whatever the key strategy (as JSONEncoder does): they are
