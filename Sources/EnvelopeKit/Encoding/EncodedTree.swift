@@ -151,7 +151,7 @@ final class EncodedTree {
     var cursor = Int(containers[container].first)
     while cursor >= 0 {
       let candidate = members[cursor]
-      if candidate.keyStart != start, Int(candidate.keyLength) == length,
+      if Int(candidate.keyLength) == length,
         memcmp(bytes + candidate.keyStart, bytes + start, length) == 0
       {
         found = cursor
@@ -159,6 +159,44 @@ final class EncodedTree {
       cursor = Int(candidate.next)
     }
     return found
+  }
+
+  /// Runs `body`; if it throws, removes what it added (members, containers, bytes) and empties
+  /// `slot`, so the tree is as it was.
+  @inline(__always)
+  func undoingOnError<Result>(emptying slot: Int? = nil, _ body: () throws -> Result) throws
+    -> Result
+  {
+    let marks = (bytes: byteCount, members: memberCount, containers: containerCount)
+    do {
+      return try body()
+    } catch {
+      undo(to: marks, emptying: slot)
+      throw error
+    }
+  }
+
+  /// Unlinks every member added since `marks` from the containers that were there before.
+  private func undo(to marks: (bytes: Int, members: Int, containers: Int), emptying slot: Int?) {
+    for index in 0..<marks.containers where containers[index].last >= marks.members {
+      var kept: Int32 = -1
+      var count: Int32 = 0
+      var cursor = containers[index].first
+      while cursor >= 0, cursor < marks.members {
+        kept = cursor
+        count += 1
+        cursor = members[Int(cursor)].next
+      }
+      if kept >= 0 { members[Int(kept)].next = -1 }
+      containers[index].first = kept >= 0 ? containers[index].first : -1
+      containers[index].last = kept
+      containers[index].count = count
+    }
+    memberCount = marks.members
+    containerCount = marks.containers
+    byteCount = marks.bytes
+    if let slot { members[slot].valueStart = Member.pending }
+    if hasEscapedKeys { escapedKeys = escapedKeys.filter { $0.key < marks.members } }
   }
 
   // MARK: - The arena

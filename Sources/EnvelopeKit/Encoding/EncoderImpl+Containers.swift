@@ -11,12 +11,15 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
   /// The model's key mappings, when it has any.
   let mappings: [String: KeyMapping]?
 
+  /// A container; the model's mappings apply to its own container only (`path` nil), not to
+  /// nested ones, as the decoder reads them.
   init(encoder: EncoderImpl, container: Int, path: CodingPathNode?, depth: Int) {
     self.encoder = encoder
     self.container = container
     self.path = path
     self.depth = depth
-    mappings = encoder.context.options.keyMappings.mappings(for: encoder.model)
+    mappings =
+      path == nil ? encoder.context.options.keyMappings.mappings(for: encoder.model) : nil
   }
 
   var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }
@@ -105,14 +108,18 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   mutating func encode(_ value: Double, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    let item = try member(for: key)
-    try encoder.writeFloatingPoint(value, into: item, key: key)
+    try tree.undoingOnError {
+      let item = try member(for: key)
+      try encoder.writeFloatingPoint(value, into: item, key: key)
+    }
   }
 
   mutating func encode(_ value: Float, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    let item = try member(for: key)
-    try encoder.writeFloatingPoint(value, into: item, key: key)
+    try tree.undoingOnError {
+      let item = try member(for: key)
+      try encoder.writeFloatingPoint(value, into: item, key: key)
+    }
   }
 
   mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
@@ -143,8 +150,12 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    let item = try member(for: key)
-    try encoder.encodeValue(value, into: item, key: key, depth: depth + 1)
+    // A value that throws leaves nothing behind (JSONEncoder stores a key once its value is
+    // made), so a model that catches the error goes on as if it had not been encoded.
+    try tree.undoingOnError {
+      let item = try member(for: key)
+      try encoder.encodeValue(value, into: item, key: key, depth: depth + 1)
+    }
   }
 
   // MARK: - Transforms
@@ -174,8 +185,10 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
             "The transform for \(transform.owner) writes \(transform.valueType), but the value is \(T.self)."
         ))
     }
-    let item = try member(for: key)
-    tree.appendJSON(json, into: item, depth: depth + 1)
+    try tree.undoingOnError {
+      let item = try member(for: key)
+      tree.appendJSON(json, into: item, depth: depth + 1)
+    }
   }
 
   // MARK: - Nested containers
@@ -202,15 +215,16 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
     let mark = tree.byteCount
     let (start, length, _) = tree.appendKey(name)
-    if let existing = tree.member(of: container, keyBytes: start, length: length),
-      let nested = tree.members[existing].container
-    {
+    if let existing = tree.member(of: container, keyBytes: start, length: length) {
       tree.truncate(to: mark)
-      if tree.containers[nested].isObject == isObject { return nested }
-      encoder.context.recordMisuse(
-        "Attempt to re-encode into a nested \(isObject ? "keyed" : "unkeyed") container for key "
-          + "\"\(name)\": a container of the other kind was already encoded for this key.",
-        at: codingPath + [key])
+      let nested = tree.members[existing].container
+      if let nested, tree.containers[nested].isObject == isObject { return nested }
+      if nested != nil || !tree.members[existing].isPending {
+        encoder.context.recordMisuse(
+          "Attempt to re-encode into a nested \(isObject ? "keyed" : "unkeyed") container for "
+            + "key \"\(name)\": a value or a container of the other kind was already encoded for "
+            + "this key.", at: codingPath + [key])
+      }
     }
     tree.truncate(to: mark)
     let item = Self.appendKey(name, to: container, tree: tree)
@@ -266,12 +280,12 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
   mutating func encode(_ value: Double) throws {
     let key = indexKey
-    try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
   }
 
   mutating func encode(_ value: Float) throws {
     let key = indexKey
-    try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
   }
 
   mutating func encode(_ value: Int) throws { integer(value) }
@@ -298,7 +312,9 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     let key = indexKey
-    try encoder.encodeValue(value, into: nextMember(), key: key, depth: depth + 1)
+    try tree.undoingOnError {
+      try encoder.encodeValue(value, into: nextMember(), key: key, depth: depth + 1)
+    }
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)

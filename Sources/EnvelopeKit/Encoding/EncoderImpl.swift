@@ -202,8 +202,11 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
 
   func encode<T: Encodable>(_ value: T) throws {
     guard slotIsFree() else { return }
-    // The value fills this encoder's own slot, at this encoder's path (JSONEncoder's too).
-    try encodeValue(value, into: slot, key: nil, depth: depth)
+    // The value fills this encoder's own slot, at this encoder's path (JSONEncoder's too); a
+    // value that throws leaves the slot empty.
+    try tree.undoingOnError(emptying: slot) {
+      try encodeValue(value, into: slot, key: nil, depth: depth)
+    }
   }
 
   // MARK: - Writing a member's value

@@ -194,15 +194,19 @@ struct JSONWriter {
     }
     // Encoding order, each key at its first place with its last value.
     let sorted = order[start...].sorted(by: precedes)
+    // Each run of equal keys: its first member's place takes the last member; the others go.
     var replaced: [Int32: Int32] = [:]
+    var dropped: Set<Int32> = []
     var runStart = 0
     for index in sorted.indices
     where index + 1 == sorted.count || !same(sorted[index], sorted[index + 1]) {
-      if index > runStart { replaced[sorted[runStart]] = sorted[index] }
+      if index > runStart {
+        replaced[sorted[runStart]] = sorted[index]
+        dropped.formUnion(sorted[(runStart + 1)...index])
+      }
       runStart = index + 1
     }
     guard !replaced.isEmpty else { return }
-    let dropped = Set(replaced.values)
     let arranged = order[start...].compactMap { member -> Int32? in
       if let last = replaced[member] { return last }
       return dropped.contains(member) ? nil : member

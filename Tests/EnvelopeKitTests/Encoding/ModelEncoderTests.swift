@@ -316,3 +316,95 @@ private func catching(_ body: () throws -> Data) -> any Error {
     return error
   }
 }
+
+/// Defects a review of the change found, each against JSONEncoder.
+@Suite struct ModelEncoderReviewTests {
+  private func both<T: Encodable>(
+    _ value: T, _ formatting: JSONEncoder.OutputFormatting = [.sortedKeys],
+    snakeCase: Bool = false
+  ) throws -> (String, String) {
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = formatting
+    var ours = ModelEncoder()
+    ours.outputFormatting = formatting
+    if snakeCase {
+      foundation.keyEncodingStrategy = .convertToSnakeCase
+      ours.keyEncodingStrategy = .convertToSnakeCase
+    }
+    return (
+      String(decoding: try foundation.encode(value), as: UTF8.self),
+      String(decoding: try ours.encode(value), as: UTF8.self)
+    )
+  }
+
+  @Test func aKeyEncodedThreeTimesIsWrittenOnceUnsorted() throws {
+    struct U: Encodable {
+      var userId = 1
+      var userID = 2
+      var user_id = 3
+    }
+    let (_, ours) = try both(U(), [], snakeCase: true)
+    #expect(ours == #"{"user_id":3}"#)
+  }
+
+  @Test func nestedContainersAreNotMapped() throws {
+    struct Order: Encodable {
+      enum Keys: String, CodingKey { case id, item }
+      enum ItemKeys: String, CodingKey { case id }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(1, forKey: .id)
+        var item = container.nestedContainer(keyedBy: ItemKeys.self, forKey: .item)
+        try item.encode(2, forKey: .id)
+      }
+    }
+    var encoder = ModelEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.map(Order.self, key: "id", to: "order_id")
+    #expect(try encoder.encodeString(Order()) == #"{"item":{"id":2},"order_id":1}"#)
+  }
+
+  @Test func aValueThatThrowsAndIsCaughtLeavesNothing() throws {
+    struct Scored: Encodable {
+      enum Keys: String, CodingKey { case id, score, list, deep }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try? container.encode(Double.nan, forKey: .score)
+        try? container.encode([["a": 1.0, "b": .infinity]], forKey: .deep)
+        var list = container.nestedUnkeyedContainer(forKey: .list)
+        try? list.encode(Float.nan)
+        try list.encode(1)
+        try? list.encode([Double.nan])
+        try container.encode(1, forKey: .id)
+      }
+    }
+    let (expected, ours) = try both(Scored())
+    #expect(ours == expected)
+    #expect(ours == #"{"id":1,"list":[1]}"#)
+  }
+
+  @Test func aNestedContainerUnderTheEmptyKeyIsReused() throws {
+    struct Empty: Encodable {
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        var a = container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(""))
+        var b = container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(""))
+        try a.encode(1, forKey: AnyKey("x"))
+        try b.encode(2, forKey: AnyKey("y"))
+      }
+    }
+    let (expected, ours) = try both(Empty())
+    #expect(ours == expected)
+  }
+
+  @Test func aNestedContainerOverAValueIsAMisuse() {
+    struct Over: Encodable {
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode(1, forKey: AnyKey("a"))
+        _ = container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("a"))
+      }
+    }
+    #expect(throws: EncodingError.self) { try ModelEncoder().encode(Over()) }
+  }
+}
