@@ -77,13 +77,21 @@ struct JSONWriter {
       let member = Int(order[frame.next])
       let first = frame.next == frame.start
       frames[frames.count - 1].next += 1
+      let item = tree.members[member]
+      if !pretty, item.valueStart >= 0 {
+        // Compact, a scalar (most members): one capacity check, then plain stores.
+        output.appendMember(
+          key: frame.isObject ? tree.bytes + item.keyStart : nil, keyLength: Int(item.keyLength),
+          value: tree.bytes + item.valueStart, valueLength: item.valueEnd - item.valueStart,
+          comma: !first)
+        continue
+      }
       if !first { output.append(UInt8(ascii: ",")) }
       if pretty {
         output.append(UInt8(ascii: "\n"))
         output.indent(depth)
       }
       if frame.isObject {
-        let item = tree.members[member]
         output.append(UInt8(ascii: "\""))
         output.append(tree.bytes + item.keyStart, Int(item.keyLength))
         output.append(UInt8(ascii: "\""))
@@ -348,6 +356,30 @@ private struct Output {
     reserve(length)
     (base + count).update(from: source, count: length)
     count += length
+  }
+
+  /// `,"key":value` (or `,value` without a key) with one capacity check.
+  @inline(__always)
+  mutating func appendMember(
+    key: UnsafeMutablePointer<UInt8>?, keyLength: Int, value: UnsafeMutablePointer<UInt8>,
+    valueLength: Int, comma: Bool
+  ) {
+    reserve(keyLength + valueLength + 4)
+    var cursor = base + count
+    if comma {
+      cursor.pointee = UInt8(ascii: ",")
+      cursor += 1
+    }
+    if let key {
+      cursor.pointee = UInt8(ascii: "\"")
+      (cursor + 1).update(from: key, count: keyLength)
+      cursor += keyLength + 1
+      cursor.pointee = UInt8(ascii: "\"")
+      (cursor + 1).pointee = UInt8(ascii: ":")
+      cursor += 2
+    }
+    cursor.update(from: value, count: valueLength)
+    count = cursor - base + valueLength
   }
 
   mutating func append(_ literal: StaticString) {
