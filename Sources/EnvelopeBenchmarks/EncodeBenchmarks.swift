@@ -82,19 +82,9 @@ func encodeMemoryChild(_ name: String, _ bytes: Int) throws {
   print("\n== Peak memory encoding a 100 MB array of models (own process each)")
   var peaks: [String: Double] = [:]
   for name in ["foundation", "model"] {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    child.arguments = ["--encode-memory-child", name, String(100 << 20)]
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    try child.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    child.waitUntilExit()
-    let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-    guard child.terminationStatus == 0, fields.count == 2, fields[0] > 0 else {
-      check(false, "encode memory child \(name) ran (\(output))")
-      continue
-    }
+    guard
+      let fields = try runChild(["--encode-memory-child", name, String(100 << 20)], fields: 2)
+    else { continue }
     peaks[name] = Double(fields[1])
     print(
       String(

@@ -109,6 +109,25 @@ func memoryChild(_ name: String, _ bytes: Int) throws {
   print("\(data.count) \(peakResidentBytes() ?? 0) \(count)")
 }
 
+/// Runs this benchmark again in a child process (its own peak RSS) with `arguments`, and
+/// returns the `fields` integers it prints; nil (and a failed check) when it does not.
+@MainActor func runChild(_ arguments: [String], fields count: Int) throws -> [Int]? {
+  let child = Process()
+  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  child.arguments = arguments
+  let pipe = Pipe()
+  child.standardOutput = pipe
+  try child.run()
+  let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  child.waitUntilExit()
+  let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+  guard child.terminationStatus == 0, fields.count == count, fields[0] > 0 else {
+    check(false, "child \(arguments.prefix(2).joined(separator: " ")) ran (\(output))")
+    return nil
+  }
+  return fields
+}
+
 /// Peak RSS while decoding 100 MB, as a multiple of the input, for both decoders.
 @MainActor func memoryBenchmark() throws {
   guard peakResidentBytes() != nil else {
@@ -118,19 +137,8 @@ func memoryChild(_ name: String, _ bytes: Int) throws {
   print("\n== Peak memory decoding a 100 MB array of objects (own process each)")
   var ratios: [String: Double] = [:]
   for name in ["foundation", "lenient"] {
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    child.arguments = ["--memory-child", name, String(100 << 20)]
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    try child.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    child.waitUntilExit()
-    let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-    guard child.terminationStatus == 0, fields.count == 3, fields[0] > 0 else {
-      check(false, "memory child \(name) ran (\(output))")
-      continue
-    }
+    guard let fields = try runChild(["--memory-child", name, String(100 << 20)], fields: 3)
+    else { continue }
     let ratio = Double(fields[1]) / Double(fields[0])
     ratios[name] = ratio
     print(

@@ -197,9 +197,7 @@ extension EncodedTree {
       case .object(let object):
         let container = attachContainer(to: slot, isObject: true, depth: level)
         for (key, element) in object {
-          let (keyStart, length, escaped) = appendKey(key)
-          let item = appendMember(to: container, keyStart: keyStart, keyLength: length)
-          if escaped { noteEscapedKey(key, member: item) }
+          let item = appendMember(named: key, to: container)
           pending.append((element, item, level + 1))
         }
         continue

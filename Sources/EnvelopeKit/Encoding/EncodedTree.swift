@@ -143,10 +143,22 @@ final class EncodedTree {
     members[member].valueEnd = byteCount
   }
 
-  /// The member of an object container whose key's bytes equal `key`'s rendering, if any
-  /// (the last one, as a later value replaces an earlier one). Linear: used for nested
-  /// containers and mapped paths, never for plain values.
-  func member(of container: Int, keyBytes start: Int, length: Int) -> Int? {
+  /// Appends a member for the key `name` (rendered once, escaped as the writer escapes) to
+  /// `container`, its value pending.
+  func appendMember(named name: String, to container: Int) -> Int {
+    let (start, length, escaped) = appendKey(name)
+    let member = appendMember(to: container, keyStart: start, keyLength: length)
+    if escaped { noteEscapedKey(name, member: member) }
+    return member
+  }
+
+  /// The member of an object container whose key is `name` (the last one, as a later value
+  /// replaces an earlier one), if any. Linear: used for nested containers and mapped paths,
+  /// never for plain values.
+  func member(of container: Int, named name: String) -> Int? {
+    let mark = byteCount
+    let (start, length, _) = appendKey(name)
+    defer { truncate(to: mark) }
     var found: Int?
     var cursor = Int(containers[container].first)
     while cursor >= 0 {

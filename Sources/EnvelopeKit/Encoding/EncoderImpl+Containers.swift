@@ -26,14 +26,6 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   private var tree: EncodedTree { encoder.context.tree }
 
-  /// Renders `name` as a key and appends a member for it to `container`.
-  static func appendKey(_ name: String, to container: Int, tree: EncodedTree) -> Int {
-    let (start, length, escaped) = tree.appendKey(name)
-    let member = tree.appendMember(to: container, keyStart: start, keyLength: length)
-    if escaped { tree.noteEscapedKey(name, member: member) }
-    return member
-  }
-
   /// The member for `key`: at the key the strategy makes, or at a mapped path.
   @inline(__always)
   private func member(for key: Key) throws -> Int {
@@ -41,7 +33,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
       return try member(atMapped: path, for: key)
     }
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
-    return Self.appendKey(name, to: container, tree: tree)
+    return tree.appendMember(named: name, to: container)
   }
 
   /// The member at a mapped path (`"user.name"`), making the objects on the way; keys as
@@ -60,12 +52,9 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
           ))
       }
       if position == mapped.components.count - 1 {
-        return Self.appendKey(name, to: object, tree: tree)
+        return tree.appendMember(named: name, to: object)
       }
-      let mark = tree.byteCount
-      let (start, length, _) = tree.appendKey(name)
-      if let existing = tree.member(of: object, keyBytes: start, length: length) {
-        tree.truncate(to: mark)
+      if let existing = tree.member(of: object, named: name) {
         guard let nested = tree.members[existing].container, tree.containers[nested].isObject
         else {
           throw EncodingError.invalidValue(
@@ -78,13 +67,12 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
         }
         object = nested
       } else {
-        tree.truncate(to: mark)
-        let item = Self.appendKey(name, to: object, tree: tree)
+        let item = tree.appendMember(named: name, to: object)
         object = tree.attachContainer(to: item, isObject: true, depth: level + 1)
       }
       level += 1
     }
-    return Self.appendKey(key.stringValue, to: object, tree: tree)
+    return tree.appendMember(named: key.stringValue, to: object)
   }
 
   // MARK: - Values
@@ -213,10 +201,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
   /// The container at `key`: the one made there before (JSONEncoder reuses it), or a new one.
   private func nestedContainer(forKey key: Key, isObject: Bool) -> Int {
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
-    let mark = tree.byteCount
-    let (start, length, _) = tree.appendKey(name)
-    if let existing = tree.member(of: container, keyBytes: start, length: length) {
-      tree.truncate(to: mark)
+    if let existing = tree.member(of: container, named: name) {
       let nested = tree.members[existing].container
       if let nested, tree.containers[nested].isObject == isObject { return nested }
       if nested != nil || !tree.members[existing].isPending {
@@ -226,8 +211,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
             + "this key.", at: codingPath + [key])
       }
     }
-    tree.truncate(to: mark)
-    let item = Self.appendKey(name, to: container, tree: tree)
+    let item = tree.appendMember(named: name, to: container)
     return tree.attachContainer(to: item, isObject: isObject, depth: depth + 1)
   }
 
@@ -241,7 +225,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   private func superEncoder(key: some CodingKey) -> any Encoder {
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
-    let item = Self.appendKey(name, to: container, tree: tree)
+    let item = tree.appendMember(named: name, to: container)
     return makeSuperEncoder(encoder: encoder, member: item, key: key, depth: depth + 1)
   }
 }

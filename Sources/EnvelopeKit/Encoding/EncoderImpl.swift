@@ -352,7 +352,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     _ elements: [Element], into member: Int, key: (any CodingKey)?, depth: Int,
     _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
   ) throws {
-    guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep(at: []) }
+    guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
     let container = tree.attachContainer(to: member, isObject: false, depth: depth)
     for (index, element) in elements.enumerated() {
       let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
@@ -371,7 +371,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else {
       // The container holding this value is already too deep to write: stop recursing.
-      throw ModelEncoder.tooDeep(at: [])
+      throw ModelEncoder.tooDeep()
     }
     guard context.stack.hasRoom else {
       throw EncodingError.invalidValue(
@@ -489,7 +489,7 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
       let tree = child.tree
       let container = tree.attachContainer(to: member, isObject: true, depth: depth)
       for (name, value) in self {
-        let item = KeyedEncoding<AnyCodingKey>.appendKey(name, to: container, tree: tree)
+        let item = tree.appendMember(named: name, to: container)
         try child.encodeValue(
           value, into: item, key: AnyCodingKey(stringValue: name), depth: depth + 1)
       }

@@ -26,7 +26,8 @@ struct JSONWriter {
 
   /// Writes `tree`'s root value.
   ///
-  /// - Returns: the text's bytes, owned by the caller (`free` them, or hand them to `Data`).
+  /// - Returns: the text's bytes, owned by the caller (`deallocate` them, or hand them to
+  ///   `Data`).
   func write(_ tree: EncodedTree) throws(TooDeep) -> (UnsafeMutablePointer<UInt8>, Int) {
     var output = Output(capacity: tree.byteCount + tree.memberCount * (pretty ? 8 : 2) + 16)
     do {
@@ -41,13 +42,14 @@ struct JSONWriter {
   /// Writes `tree`'s root value as `Data`, without copying the text.
   func data(_ tree: EncodedTree) throws(TooDeep) -> Data {
     let (base, count) = try write(tree)
-    return Data(bytesNoCopy: base, count: count, deallocator: .free)
+    return Data(
+      bytesNoCopy: base, count: count, deallocator: .custom { memory, _ in memory.deallocate() })
   }
 
   /// Writes `tree`'s root value as a `String`.
   func string(_ tree: EncodedTree) throws(TooDeep) -> String {
     let (base, count) = try write(tree)
-    defer { Foundation.free(base) }
+    defer { base.deallocate() }
     return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
   }
 
@@ -188,18 +190,6 @@ struct JSONWriter {
       shapes.remember(shape, unsorted: unsorted, arranged: order[start...])
       return
     }
-    if sortedKeys {
-      order[start...].sort(by: precedes)
-      guard deduplicatesKeys else { return }
-      var kept = start
-      for index in start..<order.count
-      where index + 1 == order.count || !same(order[index], order[index + 1]) {
-        order[kept] = order[index]
-        kept += 1
-      }
-      order.removeLast(order.count - kept)
-      return
-    }
     // Encoding order, each key at its first place with its last value.
     let sorted = order[start...].sorted(by: precedes)
     // Each run of equal keys: its first member's place takes the last member; the others go.
@@ -319,7 +309,8 @@ private final class SortedShapes {
   }
 }
 
-/// The writer's growing output buffer (`malloc`ed, so `Data` can take it without a copy).
+/// The writer's growing output buffer, which `Data` takes without a copy. Its first capacity
+/// is the arena's size plus the layout's, so a compact write rarely grows it.
 private struct Output {
   var base: UnsafeMutablePointer<UInt8>
   var count = 0
@@ -327,19 +318,20 @@ private struct Output {
 
   init(capacity: Int) {
     self.capacity = max(capacity, 16)
-    guard let memory = malloc(self.capacity) else { fatalError("out of memory") }
-    base = memory.assumingMemoryBound(to: UInt8.self)
+    base = .allocate(capacity: self.capacity)
   }
 
-  func free() { Foundation.free(base) }
+  func free() { base.deallocate() }
 
   @inline(__always)
   mutating func reserve(_ extra: Int) {
     guard count + extra > capacity else { return }
     var grown = capacity * 2
     while grown < count + extra { grown *= 2 }
-    guard let moved = realloc(base, grown) else { fatalError("out of memory") }
-    base = moved.assumingMemoryBound(to: UInt8.self)
+    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+    moved.moveInitialize(from: base, count: count)
+    base.deallocate()
+    base = moved
     capacity = grown
   }
 

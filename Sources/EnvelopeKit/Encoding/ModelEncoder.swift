@@ -118,12 +118,7 @@ public struct ModelEncoder: Sendable {
   ///   top-level value that encodes nothing, nesting of 512 levels), or any error the value's
   ///   `encode(to:)` throws.
   public func encode<T: Encodable>(_ value: T) throws -> Data {
-    let tree = try encodeTree(value)
-    do {
-      return try writer.data(tree)
-    } catch {
-      throw Self.tooDeep(value: value)
-    }
+    try write(value) { (writer, tree) throws(JSONWriter.TooDeep) in try writer.data(tree) }
   }
 
   /// Encodes `value` as a `JSON` value (numbers keep the text the encoder wrote).
@@ -144,19 +139,23 @@ public struct ModelEncoder: Sendable {
   /// - Returns: the text.
   /// - Throws: what `encode(_:)` throws.
   public func encodeString<T: Encodable>(_ value: T) throws -> String {
-    let tree = try encodeTree(value)
-    do {
-      return try writer.string(tree)
-    } catch {
-      throw Self.tooDeep(value: value)
-    }
+    try write(value) { (writer, tree) throws(JSONWriter.TooDeep) in try writer.string(tree) }
   }
 
-  private var writer: JSONWriter {
-    JSONWriter(
+  /// Encodes `value` into a tree and lays it out with `output`, as `outputFormatting` says.
+  private func write<T: Encodable, Output>(
+    _ value: T, _ output: (JSONWriter, EncodedTree) throws(JSONWriter.TooDeep) -> Output
+  ) throws -> Output {
+    let tree = try encodeTree(value)
+    let writer = JSONWriter(
       pretty: outputFormatting.contains(.prettyPrinted),
       sortedKeys: outputFormatting.contains(.sortedKeys), deduplicatesKeys: true,
       depthLimit: JSONWriter.encoderDepthLimit)
+    do {
+      return try output(writer, tree)
+    } catch {
+      throw Self.tooDeep(value: value)
+    }
   }
 
   /// Runs the value's `encode(to:)` into a tree.
@@ -182,16 +181,12 @@ public struct ModelEncoder: Sendable {
     return tree
   }
 
-  /// JSONEncoder's error for a value nested 512 levels deep.
-  static func tooDeep(value: Any = (), at path: [any CodingKey] = []) -> EncodingError {
+  /// JSONEncoder's error for a value nested 512 levels deep (at the top level, as it says).
+  static func tooDeep(value: Any = ()) -> EncodingError {
     .invalidValue(
       value,
       EncodingError.Context(
-        codingPath: path, debugDescription: "Unable to encode the given top-level value to JSON."))
-  }
-
-  static func tooDeep(at path: [any CodingKey]) -> EncodingError {
-    tooDeep(value: (), at: path)
+        codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON."))
   }
 }
 
