@@ -168,31 +168,36 @@ extension ValueTransform where Value == URL {
 extension ValueTransform where Value == [String] {
   /// A string of items with a separator (`"a,b,c"` → `["a", "b", "c"]`; items trimmed, an empty
   /// string is `[]`); an array of strings is taken as it is. Writes the items joined with the
-  /// separator (so `[""]` is written `""` and reads back as `[]`, and an item holding the
-  /// separator reads back as two).
+  /// separator, or as an array of strings when the joined text would not read back as the same
+  /// items (an item with the separator or surrounding spaces in it, `[""]`).
   ///
   /// - Parameter separator: e.g. `","`.
   /// - Returns: the transform.
   public static func separated(by separator: String) -> ValueTransform<[String]> {
-    ValueTransform(
-      read: { json in
-        switch json {
-        case .string(let text):
-          guard !text.isEmpty, !separator.isEmpty else { return text.isEmpty ? [] : [text] }
-          return text.components(separatedBy: separator).map {
-            $0.trimmingCharacters(in: .whitespaces)
-          }
-        case .array(let elements):
-          return try elements.map { element in
-            guard case .string(let text) = element else {
-              throw ValueTransformError(expected: "strings", found: element)
-            }
-            return text
-          }
-        default:
-          throw ValueTransformError(expected: "items separated by \(separator)", found: json)
+    @Sendable func read(_ json: JSON) throws -> [String] {
+      switch json {
+      case .string(let text):
+        guard !text.isEmpty, !separator.isEmpty else { return text.isEmpty ? [] : [text] }
+        return text.components(separatedBy: separator).map {
+          $0.trimmingCharacters(in: .whitespaces)
         }
-      }, write: { items in .string(items.joined(separator: separator)) })
+      case .array(let elements):
+        return try elements.map { element in
+          guard case .string(let text) = element else {
+            throw ValueTransformError(expected: "strings", found: element)
+          }
+          return text
+        }
+      default:
+        throw ValueTransformError(expected: "items separated by \(separator)", found: json)
+      }
+    }
+    return ValueTransform(
+      read: read,
+      write: { items in
+        let joined = JSON.string(items.joined(separator: separator))
+        return try read(joined) == items ? joined : .array(items.map(JSON.string))
+      })
   }
 }
 

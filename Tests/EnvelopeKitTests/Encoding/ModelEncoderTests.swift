@@ -94,6 +94,10 @@ private struct Price: Codable, Equatable {
     #expect(
       try written(.url, URL(string: "https://a.example/b?c=1")!) == #""https://a.example/b?c=1""#)
     #expect(try written(.separated(by: ","), ["a", "b"]) == #""a,b""#)
+    // Items the joined text would not give back are written as an array (found by the fuzzer).
+    #expect(try written(.separated(by: ","), ["tab\t", "a,b"]) == #"["tab\t","a,b"]"#)
+    #expect(try written(.separated(by: ","), [""]) == #"[""]"#)
+    #expect(try written(.separated(by: ","), []) == #""""#)
     #expect(try written(.flag, true) == "1")
     #expect(try written(.flag, false) == "0")
     #expect(try written(.flag(true: .string("Y"), false: .string("N")), false) == #""N""#)

@@ -555,11 +555,6 @@ private func normalized<T>(_ model: T) -> T {
     return copy
   }
   switch model {
-  case let value as PEvent:
-    // `.separated(by:)` reads "" as []: [""] is written "" and comes back [].
-    var copy = value
-    if copy.tags == [""] { copy.tags = [] }
-    return (copy as? T) ?? model
   case let value as PItem: return (item(value) as? T) ?? model
   case let value as PPage:
     var copy = value
