@@ -112,6 +112,11 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-encode"),
   exit(0)
 }
 
+if CommandLine.arguments.contains("--provider") {
+  print(try await providerBenchmark())
+  exit(0)
+}
+
 if CommandLine.arguments.contains("--transfer") {
   try await transferBenchmark()
   exit(0)
@@ -215,6 +220,7 @@ try envelopeBenchmark()
 try scalingBenchmark()
 try memoryBenchmark()
 try encodeBenchmarks()
+summary.append(try await providerBenchmark())
 
 print("\n== Summary")
 summary.forEach { print($0) }
