@@ -155,6 +155,30 @@ extension LenientDecoder {
     }
   }
 
+  /// The envelope as a pipeline reads it before decoding (the provider's status stage): the
+  /// status, and on success whether a `T` is there to decode, by the rule `decodeEnvelope`
+  /// applies. A business failure is a status, not an error.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - data: the response body.
+  ///   - format: the envelope format.
+  ///   - path: where the value is inside data.
+  /// - Returns: the status.
+  /// - Throws: `EnvelopeError.missingCode`, `.invalidCode`, `.missingData` on a success without
+  ///   the payload `T` needs, or `DecodingError.dataCorrupted` for malformed JSON.
+  package func envelopeStatus<T>(
+    expecting type: T.Type, from data: Data, format: EnvelopeFormat, at path: JSONPath
+  ) throws -> EnvelopeStatus {
+    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      let status = try Self.status(of: document, format: format)
+      if status.isSuccess, Self.payloadIsMissing(T.self, in: document, format: format, at: path) {
+        throw EnvelopeError.missingData(code: status.code)
+      }
+      return status
+    }
+  }
+
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
     func value(at path: JSONPath) throws -> JSON? {
       try document.index(at: path).map { try json(document, $0) }
@@ -185,20 +209,32 @@ extension LenientDecoder {
     _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
     status: EnvelopeStatus, at path: JSONPath
   ) throws -> T {
-    let dataIsEmpty = document.index(at: format.data).map { document.kind($0) == .null } ?? true
-    if !path.components.isEmpty {
-      // Inside data: data itself must be there; the path is then decoded as any key path is.
-      if dataIsEmpty, !(T.self is any DecodableOptional.Type) {
-        throw EnvelopeError.missingData(code: status.code)
-      }
-      return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
-    }
-    if dataIsEmpty {
-      // The envelope's rule, not drift: both policies give the empty payload, unreported.
-      if let empty = EmptyPayload.value(T.self) { return empty }
+    if payloadIsMissing(T.self, in: document, format: format, at: path) {
       throw EnvelopeError.missingData(code: status.code)
     }
+    if !path.components.isEmpty {
+      // Inside data: the path is decoded as any key path is.
+      return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
+    }
+    if dataIsEmpty(document, format), let empty = EmptyPayload.value(T.self) {
+      // The envelope's rule, not drift: both policies give the empty payload, unreported.
+      return empty
+    }
     return try decoder.decodeRoot(type, at: format.data)
+  }
+
+  /// The one rule for `EnvelopeError.missingData`: data is null or missing, and `T` has no
+  /// empty value (at data itself) or is not Optional (at a path inside data).
+  fileprivate static func payloadIsMissing<T>(
+    _ type: T.Type, in document: JSONDocument, format: EnvelopeFormat, at path: JSONPath
+  ) -> Bool {
+    guard dataIsEmpty(document, format) else { return false }
+    if !path.components.isEmpty { return !(T.self is any DecodableOptional.Type) }
+    return EmptyPayload.value(T.self) == nil
+  }
+
+  private static func dataIsEmpty(_ document: JSONDocument, _ format: EnvelopeFormat) -> Bool {
+    document.index(at: format.data).map { document.kind($0) == .null } ?? true
   }
 }
 

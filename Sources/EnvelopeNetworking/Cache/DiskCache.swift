@@ -77,6 +77,18 @@ public final class DiskCache: ResponseCache {
     }
   }
 
+  /// Deletes the entry under `key`, if any.
+  ///
+  /// - Parameter key: the entry's key.
+  /// - Throws: when the file exists and cannot be removed.
+  public func removeResponse(forKey key: String) throws {
+    guard let file = file(forKey: key) else { return }
+    try lock.withLock {
+      guard FileManager.default.fileExists(atPath: file.path) else { return }
+      try FileManager.default.removeItem(at: file)
+    }
+  }
+
   /// Deletes every entry.
   ///
   /// - Throws: when a file cannot be removed.

@@ -48,4 +48,21 @@ public final class HybridCache: ResponseCache {
     try await memory.store(response, forKey: key)
     try await disk.store(response, forKey: key)
   }
+
+  /// Removes the entry from both layers.
+  ///
+  /// - Parameter key: the entry's key.
+  /// - Throws: when the disk entry cannot be removed (the memory entry is gone anyway).
+  public func removeResponse(forKey key: String) throws {
+    memory.removeResponse(forKey: key)
+    try disk.removeResponse(forKey: key)
+  }
+
+  /// Removes every entry from both layers.
+  ///
+  /// - Throws: when a disk entry cannot be removed.
+  public func removeAll() throws {
+    memory.removeAll()
+    try disk.removeAll()
+  }
 }

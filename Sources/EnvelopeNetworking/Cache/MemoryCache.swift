@@ -70,6 +70,13 @@ public final class MemoryCache: ResponseCache, @unchecked Sendable {
     }
   }
 
+  /// Removes the entry under `key`, if any.
+  ///
+  /// - Parameter key: the entry's key.
+  public func removeResponse(forKey key: String) {
+    lock.withLock { remove(key) }
+  }
+
   /// How many entries are kept.
   public var count: Int { lock.withLock { entries.count } }
   /// The body bytes kept.

@@ -6,7 +6,9 @@ import Foundation
 #endif
 
 /// How a target uses the provider's cache. Only responses with a 2xx status whose body decoded
-/// are stored; business failures and decoding errors never are. A target that sets a policy
+/// are stored; business failures, decoding errors and responses that say
+/// `Cache-Control: no-store` never are. Under every policy but `.never`, a stale entry with an
+/// `ETag` or `Last-Modified` is revalidated, and a `304` answers from it. A target that sets a policy
 /// opts in whatever its method (a POST search is keyed by its body; see `CacheKey`).
 public enum CachePolicy: Sendable, Equatable {
   /// No cache: always the network (the default).
@@ -16,6 +18,11 @@ public enum CachePolicy: Sendable, Equatable {
   /// Always load and store; when the transport fails (offline, timeout), and with
   /// `onServerError` also on a 5xx, answer the stored response, however old.
   case loadElseCache(onServerError: Bool)
+
+  /// As HTTP says (RFC 9111): a stored response answers while it is fresh by its own
+  /// `Cache-Control: max-age` (else `Expires`); `no-cache` or a stale entry is revalidated with
+  /// `If-None-Match` / `If-Modified-Since`, and a `304` answers from the cache.
+  case http
 
   /// `.loadElseCache(onServerError: false)`: the cache answers only when the transport fails.
   public static var loadElseCache: CachePolicy { .loadElseCache(onServerError: false) }
@@ -57,6 +64,16 @@ public protocol ResponseCache: Sendable {
   ///   - key: 64 hex digits from the provider.
   /// - Throws: when the entry cannot be written.
   func store(_ response: Response, forKey key: String) async throws
+  /// Removes the entry under `key`, if any (MoyaMapper's `removeResponseCache`).
+  ///
+  /// - Parameter key: 64 hex digits from the provider.
+  /// - Throws: when the entry exists and cannot be removed.
+  func removeResponse(forKey key: String) async throws
+  /// Removes every entry: responses and plain values (MoyaMapper's `removeAllResponseCache`).
+  /// Call it when the user logs out.
+  ///
+  /// - Throws: when an entry cannot be removed.
+  func removeAll() async throws
 }
 
 extension Duration {
@@ -92,6 +109,14 @@ extension ResponseCache {
   public func value<Value: Decodable>(_ type: Value.Type, forKey name: String) async -> Value? {
     guard let entry = await cachedResponse(forKey: Self.valueKey(name)) else { return nil }
     return try? LenientDecoder(policy: .strict).decode(Value.self, from: entry.response.data)
+  }
+
+  /// Removes the value kept under `name`, if any (MoyaMapper's `removeJSONCache`).
+  ///
+  /// - Parameter name: its name.
+  /// - Throws: the cache's removal error.
+  public func removeValue(forKey name: String) async throws {
+    try await removeResponse(forKey: Self.valueKey(name))
   }
 
   /// The key a plain value is kept under: `value:` and the name, hashed.

@@ -6,16 +6,22 @@ import Foundation
 #endif
 
 /// Adds the access token to every target whose `authorization` is not `.none`, and refreshes it
-/// when the server says it expired: HTTP 401, or an envelope code in `expiredCodes` (also when
-/// the envelope format maps that code to an error of your own).
+/// when the server says it expired: HTTP 401 (whatever its body), or an envelope code in
+/// `expiredCodes`, also when the envelope format maps that code to an error of your own. The code
+/// is the one the provider read once for the response (`Response.envelopeStatus`, under the
+/// target's or the provider's format); the plugin never parses a body.
 ///
 /// Any number of concurrent requests that fail on an expired token cause one refresh: the first
 /// starts it, the others wait for it, and each retries once with the new token. A request that
 /// failed with a token older than the current one (someone refreshed meanwhile) retries without
 /// a new refresh: the plugin compares the `Authorization` the request carried with the current
-/// one, as Alamofire's authenticator does. A refresh that fails ends every request waiting for it
-/// with `ProviderError.authentication`; a later request may try again (the failure may have
-/// been the network's, not the refresh token's).
+/// one, as Alamofire's authenticator does.
+///
+/// A dead refresh token: the refresh fails, and every request waiting for it ends with
+/// `ProviderError.authentication` (the refresh's error), without a retry. Nothing is remembered:
+/// the next request that finds its token expired starts a new refresh (the failure may have been
+/// the network's), so sign the user out when you catch `.authentication`. Each refresh is told to
+/// every plugin (`Plugin.didRefreshToken`; `LoggingPlugin` logs its start, outcome and duration).
 ///
 /// Login and refresh endpoints say `authorization: .none`: they get no token and are never
 /// refreshed, so a dead refresh token cannot recurse.
@@ -33,26 +39,21 @@ public struct AccessTokenPlugin: Plugin {
   public let refresh: @Sendable () async throws -> Void
   /// Business codes that mean "token expired".
   public let expiredCodes: Set<EnvelopeCode>
-  /// The envelope format read for `expiredCodes` when the target names none; nil for `.default`.
-  public let format: EnvelopeFormat?
   private let refresher = TokenRefresher()
 
   /// Creates the plugin.
   ///
   /// - Parameters:
   ///   - expiredCodes: business codes that mean the token expired.
-  ///   - format: the envelope format for targets without one; nil for `EnvelopeFormat.default`.
   ///   - token: gives the current token.
   ///   - refresh: refreshes it.
   public init(
-    expiredCodes: Set<EnvelopeCode> = [], format: EnvelopeFormat? = nil,
-    token: @escaping @Sendable () async throws -> String,
+    expiredCodes: Set<EnvelopeCode> = [], token: @escaping @Sendable () async throws -> String,
     refresh: @escaping @Sendable () async throws -> Void = {}
   ) {
     self.token = token
     self.refresh = refresh
     self.expiredCodes = expiredCodes
-    self.format = format
   }
 
   /// Sets `Authorization` to `Bearer <token>` (or the target's custom scheme).
@@ -70,9 +71,11 @@ public struct AccessTokenPlugin: Plugin {
   {
     guard case .failure(let error) = result, isExpired(error, target) else { return result }
     let carried = error.response?.request?.value(forHTTPHeaderField: "Authorization")
+    let plugins = Exchange.current?.plugins ?? []
     do {
-      try await refresher.refresh(
-        carried: carried, current: { try await header(for: target) }, run: refresh)
+      try await refresher.refresh(carried: carried, current: { try await header(for: target) }) {
+        try await TokenRefresh.observed(by: plugins, target: target, refresh)
+      }
       return result
     } catch {
       return .failure(.authentication(error))
@@ -97,25 +100,13 @@ public struct AccessTokenPlugin: Plugin {
     }
   }
 
-  /// A 401, or an envelope code in `expiredCodes`, on a target that carries the token.
+  /// A 401, or an envelope code in `expiredCodes` (as the provider read it), on a target that
+  /// carries the token.
   private func isExpired(_ error: ProviderError, _ target: any TargetType) -> Bool {
-    guard target.authorization != .none else { return false }
-    switch error {
-    case .status(let response) where response.statusCode == 401:
-      return true
-    case .business(let code, _, _):
-      return expiredCodes.contains(code)
-    case .underlying(_, let response?), .envelope(_, let response):
-      // An error the format mapped: read the code it was mapped from.
-      guard !expiredCodes.isEmpty,
-        let status = try? LenientDecoder().envelopeStatus(
-          from: response.data, format: target.envelope ?? format ?? .default),
-        let code = status.code
-      else { return false }
-      return expiredCodes.contains(code)
-    default:
-      return false
-    }
+    guard target.authorization != .none, let response = error.response else { return false }
+    if response.statusCode == 401 { return true }
+    guard let code = response.envelopeStatus?.code else { return false }
+    return expiredCodes.contains(code)
   }
 }
 

@@ -39,8 +39,16 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 /// #12 ← 200 GET https://api.example.com/me (12 ms, 345 bytes)
 /// #13 ← 200 business 1001 "token expired" GET https://api.example.com/feed (8 ms, 61 bytes)
 /// #13 ↻ attempt 2 in 0 ms after business 1001
+/// #13 ⟳ token refresh started
+/// #13 ⟳ token refresh succeeded in 85 ms
 /// #14 ⚠ drift in GET https://api.example.com/me: data.id: coerced, expected Int, found "18"
+/// #15 ← 200 GET https://api.example.com/me (cached, 345 bytes) from the cache stored 2026-11-23T10:00:00Z: the network failed (transport error -1009)
+/// #16 ← failed after 3 ms (GET https://api.example.com/me): transport error -1004
 /// ```
+///
+/// Drift is one entry per line, at most `driftLines` of them, then `… and N more`; it is logged
+/// once per decode, and a response the cache answered logs where it came from, not its drift
+/// again.
 ///
 /// Secrets never reach a line: headers, query items and bodies go through `Redaction` (the
 /// default secret names plus the ones given here). Headers and bodies are logged at `.debug`.
@@ -51,6 +59,8 @@ public struct LoggingPlugin: Plugin {
   public let redaction: Redaction
   /// Receives each line with its level.
   public let log: @Sendable (LogLevel, String) -> Void
+  /// The most drift entries logged for one decode (one per line).
+  public let driftLines = 10
   private let clock = ContinuousClock()
   private let started = StartTimes()
 
@@ -76,8 +86,9 @@ public struct LoggingPlugin: Plugin {
   /// `#1 → GET url (attempt 2)`; at `.debug` also the headers and the body.
   public func willSend(_ request: URLRequest, target: any TargetType) async {
     let call = ProviderCall.current
-    started.set(clock.now, for: call)
-    var line = "\(prefix(call))→ \(request.httpMethod ?? "GET") \(redaction.url(request.url))"
+    let endpoint = "\(request.httpMethod ?? "GET") \(redaction.url(request.url))"
+    started.set((clock.now, endpoint), for: call)
+    var line = "\(prefix(call))→ \(endpoint)"
     if let attempt = call?.attempt, attempt > 1 { line += " (attempt \(attempt))" }
     write(.info, line)
     guard level <= .debug else { return }
@@ -93,10 +104,18 @@ public struct LoggingPlugin: Plugin {
   /// `#1 ← 200 GET url (12 ms, 345 bytes)`, a business failure as such, or the error.
   public func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
     let call = ProviderCall.current
-    let timing = elapsed(call)
+    let (timing, endpoint) = elapsed(call)
     switch result {
     case .success(let response):
-      write(.info, "\(prefix(call))← \(response.statusCode) \(summary(response, timing))")
+      var line = "\(prefix(call))← \(response.statusCode) \(summary(response, timing))"
+      if let answer = response.cacheAnswer { line += cacheSource(answer) }
+      let offline: Bool
+      if case .networkFailed = response.cacheAnswer?.reason {
+        offline = true
+      } else {
+        offline = false
+      }
+      write(offline ? .warning : .info, line)
       debugBody(response, call)
     case .failure(.business(let code, let message, let response)):
       let text = message.map { " \"\($0)\"" } ?? ""
@@ -112,7 +131,8 @@ public struct LoggingPlugin: Plugin {
           "\(prefix(call))← \(response.statusCode) \(summary(response, timing)) \(kind(error))")
         debugBody(response, call)
       } else {
-        write(.error, "\(prefix(call))← failed after \(timing): \(kind(error))")
+        let sent = endpoint.map { " (\($0))" } ?? ""
+        write(.error, "\(prefix(call))← failed after \(timing)\(sent): \(kind(error))")
       }
     }
   }
@@ -121,21 +141,39 @@ public struct LoggingPlugin: Plugin {
   public func willRetry(
     after error: ProviderError, target: any TargetType, attempt: Int, delay: Duration
   ) async {
-    let millis = Int(delay.seconds * 1000)
+    let millis = Self.milliseconds(delay)
     write(
       .warning,
       "\(prefix(ProviderCall.current))↻ attempt \(attempt) in \(millis) ms after \(kind(error))")
   }
 
-  /// `#1 ⚠ drift in GET url: …`, one entry per line after the first.
+  /// `#1 ⚠ drift in GET url: …`, one entry per line, at most `driftLines`, then `… and N more`;
+  /// nothing for a response the cache answered (its drift was logged when it was decoded
+  /// from the network; the `←` line says where it came from).
   public func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async
   {
+    guard !response.isFromCache else { return }
     let method = response.request?.httpMethod ?? "GET"
-    var line =
+    let head =
       "\(prefix(ProviderCall.current))⚠ drift in \(method) \(redaction.url(response.request?.url)): "
-    line += report.entries.map { "\(redaction.entry($0))" }.joined(separator: "; ")
-    if report.omittedCount > 0 { line += "; and \(report.omittedCount) more" }
-    write(.warning, line)
+    for entry in report.entries.prefix(driftLines) {
+      write(.warning, head + "\(redaction.entry(entry))")
+    }
+    let more = max(0, report.entries.count - driftLines) + report.omittedCount
+    if more > 0 { write(.warning, head + "… and \(more) more") }
+  }
+
+  /// `#1 ⟳ token refresh started`, then `succeeded in 85 ms` or `failed in 85 ms: …`.
+  public func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async {
+    let head = "\(prefix(ProviderCall.current))⟳ token refresh "
+    switch refresh {
+    case .started:
+      write(.info, head + "started")
+    case .succeeded(let duration):
+      write(.info, head + "succeeded in \(Self.milliseconds(duration)) ms")
+    case .failed(let error, let duration):
+      write(.error, head + "failed in \(Self.milliseconds(duration)) ms: \(type(of: error))")
+    }
   }
 
   // MARK: - Lines
@@ -162,6 +200,28 @@ public struct LoggingPlugin: Plugin {
     write(.debug, prefix(call) + "  body: " + redaction.bodyText(response.data))
   }
 
+  /// ` from the cache stored <time>: <why>`.
+  private func cacheSource(_ answer: CacheAnswer) -> String {
+    let stored = " from the cache stored \(answer.storedAt.formatted(.iso8601))"
+    switch answer.reason {
+    case .fresh: return stored + ": fresh"
+    case .notModified: return stored + ": not modified (304)"
+    case .cacheFirst: return stored + ": cache first"
+    case .serverError(let status): return stored + ": the server answered \(status)"
+    case .networkFailed(let error):
+      return stored + ": the network failed (transport error \(error.code.rawValue))"
+    }
+  }
+
+  /// Whole milliseconds, clamped to what an `Int64` holds.
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds < Int64.max / 1000, seconds > Int64.min / 1000 else {
+      return seconds < 0 ? Int64.min : Int64.max
+    }
+    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+  }
+
   /// The error's case without its response (the line already shows it).
   private func kind(_ error: ProviderError) -> String {
     switch error {
@@ -173,13 +233,21 @@ public struct LoggingPlugin: Plugin {
     case .fixtureNotFound(let path): return "fixture not found: \(path)"
     case .envelope(let error, _): return "envelope error: \(error)"
     case .authentication: return "token refresh failed"
-    case .underlying(let error, _): return "error: \(type(of: error))"
+    case .underlying(let error, let response):
+      // An error the envelope format mapped: the code and message it was mapped from.
+      if let status = response?.envelopeStatus, !status.isSuccess {
+        let text = status.message.map { " \"\($0)\"" } ?? ""
+        return
+          "business \(status.code.map { "\($0)" } ?? "?")\(text) (mapped to \(type(of: error)))"
+      }
+      return "error: \(type(of: error))"
     }
   }
 
-  private func elapsed(_ call: ProviderCall?) -> String {
-    guard let start = started.take(for: call) else { return "?" }
-    return "\(Int((clock.now - start).seconds * 1000)) ms"
+  /// The time since `willSend` and what was sent.
+  private func elapsed(_ call: ProviderCall?) -> (String, String?) {
+    guard let (start, endpoint) = started.take(for: call) else { return ("?", nil) }
+    return ("\(Self.milliseconds(clock.now - start)) ms", endpoint)
   }
 }
 
@@ -204,16 +272,18 @@ private struct DecodingErrorSummary: CustomStringConvertible {
   }
 }
 
-/// Start times by call and attempt. `@unchecked Sendable`: all access goes through `lock`.
+/// Start times and endpoints by call and attempt. `@unchecked Sendable`: all access goes
+/// through `lock`.
 private final class StartTimes: @unchecked Sendable {
+  typealias Start = (instant: ContinuousClock.Instant, endpoint: String)
   private let lock = NSLock()
-  private var times: [ProviderCall?: ContinuousClock.Instant] = [:]
+  private var times: [ProviderCall?: Start] = [:]
 
-  func set(_ instant: ContinuousClock.Instant, for call: ProviderCall?) {
-    lock.withLock { times[call] = instant }
+  func set(_ start: Start, for call: ProviderCall?) {
+    lock.withLock { times[call] = start }
   }
 
-  func take(for call: ProviderCall?) -> ContinuousClock.Instant? {
+  func take(for call: ProviderCall?) -> Start? {
     lock.withLock { times.removeValue(forKey: call) }
   }
 }

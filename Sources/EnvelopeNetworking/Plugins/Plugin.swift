@@ -8,15 +8,20 @@ import Foundation
 /// Hooks around every request, each with a no-op default. The order for one attempt:
 ///
 /// 1. `prepare` (each plugin in order) may change the request: add auth, refresh a token first.
-/// 2. `willSend` sees the final request.
-/// 3. `didReceive` sees the raw result (response or error).
-/// 4. `process` may change the result, e.g. turn a success into a failure.
-/// 5. On failure, `retry` is asked with the attempt count; the first plugin that returns a delay
+/// 2. `willSend` sees the final request; the provider's line of transports sends it (a stub,
+///    the cache or the network answers).
+/// 3. The provider validates the HTTP status and reads the envelope's status once
+///    (`Response.envelopeStatus`): a non-success code is a `.business` failure from here on.
+/// 4. `didReceive` sees the result (response or error).
+/// 5. `process` may change the result, e.g. turn a success into a failure.
+/// 6. The value is decoded once from the response `process` handed on.
+/// 7. On failure, `retry` is asked with the attempt count; the first plugin that returns a delay
 ///    wins, every plugin hears `willRetry`, and the whole sequence runs again.
-/// 6. On success, `didDecode` sees the lenient report when it is not empty.
+/// 8. On success, `didDecode` sees the lenient report when it is not empty.
 ///
-/// Every failure of an attempt reaches `didReceive`, `process` and `retry` as a `ProviderError`:
-/// transport, status, business, envelope, decoding, a plugin's own error (`.underlying`).
+/// Every failure reaches `retry` as a `ProviderError`: transport, status, business, envelope,
+/// decoding, a plugin's own error (`.underlying`); all but a decoding error (which happens after
+/// `process`) also reach `didReceive` and `process`.
 /// `ProviderCall.current` tells which call and attempt a hook runs for.
 public protocol Plugin: Sendable {
   /// Changes the request before it is sent.
@@ -72,6 +77,42 @@ public protocol Plugin: Sendable {
   ///   - target: the endpoint.
   ///   - response: the response decoded.
   func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async
+  /// Hears a token refresh start and end (`AccessTokenPlugin`), once per refresh however many
+  /// requests wait for it.
+  ///
+  /// - Parameters:
+  ///   - refresh: started, or its outcome and duration.
+  ///   - target: the endpoint whose expired token started it.
+  func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async
+}
+
+/// A token refresh as plugins hear it.
+public enum TokenRefresh: Sendable {
+  /// The refresh started.
+  case started
+  /// The refresh succeeded after this long.
+  case succeeded(after: Duration)
+  /// The refresh failed after this long, with this error.
+  case failed(any Error, after: Duration)
+
+  /// Runs `refresh`, telling `plugins` its start and outcome.
+  static func observed(
+    by plugins: [any Plugin], target: any TargetType,
+    _ refresh: @Sendable () async throws -> Void
+  ) async throws {
+    for plugin in plugins { await plugin.didRefreshToken(.started, target: target) }
+    let clock = ContinuousClock()
+    let start = clock.now
+    do {
+      try await refresh()
+    } catch {
+      let outcome = TokenRefresh.failed(error, after: clock.now - start)
+      for plugin in plugins { await plugin.didRefreshToken(outcome, target: target) }
+      throw error
+    }
+    let outcome = TokenRefresh.succeeded(after: clock.now - start)
+    for plugin in plugins { await plugin.didRefreshToken(outcome, target: target) }
+  }
 }
 
 extension Plugin {
@@ -99,4 +140,6 @@ extension Plugin {
   /// Does nothing.
   public func didDecode(_ report: DecodingReport, target: any TargetType, response: Response) async
   {}
+  /// Does nothing.
+  public func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async {}
 }

@@ -5,121 +5,168 @@ import Foundation
   import FoundationNetworking
 #endif
 
-// The request pipeline, stage by stage: build, prepare, send (stub, cache or transport),
-// validate, decode, plugins, retry, store.
+// The request pipeline, one straight line. A call is attempts until one succeeds or no plugin
+// asks for another. An attempt is:
+//
+//   build → prepare → willSend → send → validate → read the envelope → didReceive → process
+//         → decode → (on success) didDecode → store
+//
+// `send` is one call to the provider's line of transports (stubs → cache → timeout → yours),
+// composed when the provider is made; no stage knows whether a stub, the cache or the network
+// answered. The envelope's status is read once per response, and the value decoded once.
+
+/// What a call reads from a response: the envelope status it checks before any plugin sees a
+/// success, and the value it decodes after the plugins.
+struct CallPlan<T> {
+  /// How the call uses the cache.
+  var cacheUse: CacheUse = .byPolicy
+  /// Reads the envelope's status (nil for calls that read no envelope, and for an empty body
+  /// that stands for the empty value); throws for a body the call cannot decode.
+  var read: (Response) throws -> EnvelopeStatus?
+  /// Decodes the value from the response the plugins handed on.
+  var decode: (Response) throws -> Decoded<T>
+}
+
 extension Provider {
   /// One call: attempts until one succeeds or no plugin asks for another.
-  func run<T>(
-    _ target: Target, cacheUse: CacheUse = .byPolicy,
-    decode: @escaping (Response) throws -> Decoded<T>
-  ) async throws -> DecodedResponse<T> {
+  func run<T>(_ target: Target, _ plan: CallPlan<T>) async throws -> DecodedResponse<T> {
     let id = ProviderCall.nextID()
     var attempt = 0
     while true {
       attempt += 1
       try Task.checkCancellation()
-      let call = ProviderCall(id: id, attempt: attempt)
-      let outcome = try await ProviderCall.$current.withValue(call) {
-        try await attemptOnce(target, cacheUse, decode)
-      }
-      switch outcome {
-      case .success(let decoded):
-        try await ProviderCall.$current.withValue(call) {
-          try await finish(decoded, target, cacheUse)
+      let exchange = Exchange(
+        call: ProviderCall(id: id, attempt: attempt), target: target, cacheUse: plan.cacheUse,
+        plugins: plugins)
+      let decoded = try await Exchange.$current.withValue(exchange) {
+        () async throws -> DecodedResponse<T>? in
+        switch try await self.attempt(target, plan) {
+        case .success(let decoded):
+          await self.didDecode(decoded, target)
+          await self.store(decoded.response, target, plan.cacheUse)
+          return decoded
+        case .failure(let error):
+          let delay = await self.retryDelay(after: error, target: target, attempt: attempt)
+          guard let delay else { throw Self.surfaced(error) }
+          if delay > .zero { try await Task.sleep(for: delay) }
+          return nil
         }
-        return decoded
-      case .failure(let error):
-        let delay = await ProviderCall.$current.withValue(call) {
-          await retryDelay(after: error, target: target, attempt: attempt)
-        }
-        guard let delay else { throw Self.surfaced(error) }
-        if delay > .zero { try await Task.sleep(for: delay) }
       }
+      if let decoded { return decoded }
     }
   }
 
-  /// Prepare, send, validate and decode once; every failure becomes a `ProviderError` and goes
-  /// through `didReceive` and `process`.
-  private func attemptOnce<T>(
-    _ target: Target, _ cacheUse: CacheUse, _ decode: (Response) throws -> Decoded<T>
-  ) async throws -> Result<DecodedResponse<T>, ProviderError> {
-    var decoded: (response: Response, value: Decoded<T>)?
-    let result = try await exchange(target) { request in
-      try await send(request, target, cacheUse)
-    } check: { response in
-      decoded = (response, try decode(response))
+  /// One attempt: the shared stages, then the value decoded once from what the plugins handed on.
+  private func attempt<T>(_ target: Target, _ plan: CallPlan<T>) async throws
+    -> Result<DecodedResponse<T>, ProviderError>
+  {
+    let response: Response
+    switch try await exchange(target, read: plan.read, send: { try await self.send($0) }) {
+    case .failure(let error): return .failure(error)
+    case .success(let handedOn): response = handedOn
     }
-    switch result {
-    case .failure(let error):
-      return .failure(error)
-    case .success(let response):
-      // A plugin may have replaced the response: decode what it handed on.
-      if let decoded, decoded.response.statusCode == response.statusCode,
-        decoded.response.data == response.data
-      {
-        return .success(
-          DecodedResponse(
-            value: decoded.value.value, response: response, report: decoded.value.report))
-      }
-      do {
-        let value = try decode(response)
-        return .success(
-          DecodedResponse(value: value.value, response: response, report: value.report))
-      } catch {
-        return .failure(try Self.providerError(error, response: response))
-      }
+    do {
+      let decoded = try plan.decode(response)
+      return .success(
+        DecodedResponse(value: decoded.value, response: response, report: decoded.report))
+    } catch {
+      return .failure(try Self.providerError(error, response: response))
     }
   }
 
-  /// The stages every attempt shares (calls and transfers): build and prepare the request, tell
-  /// the plugins, send, validate the status, run `check` on the response, then `didReceive` and
-  /// `process`. Every failure is a `ProviderError`; cancellation is rethrown.
+  /// The stages every attempt shares (calls and transfers): build, prepare, willSend, send,
+  /// validate, read the envelope, didReceive, process. Every failure is a `ProviderError`;
+  /// cancellation is rethrown.
   func exchange(
-    _ target: Target, send: (URLRequest) async throws -> Response,
-    check: (Response) throws -> Void = { _ in }
+    _ target: Target, read: (Response) throws -> EnvelopeStatus? = { _ in nil },
+    send: (URLRequest) async throws -> Response
   ) async throws -> Result<Response, ProviderError> {
+    var received: Response?
     var result: Result<Response, ProviderError>
     do {
-      let request = try await preparedRequest(target)
+      let request = try await prepare(try build(target), target)
       for plugin in plugins { await plugin.willSend(request, target: target) }
-      let response = try await send(request)
-      guard target.validStatusCodes.contains(response.statusCode) else {
-        throw ProviderError.status(response)
-      }
-      do {
-        try check(response)
-      } catch {
-        throw try Self.providerError(error, response: response)
+      var response = try await send(request)
+      received = response
+      try validate(&response, target)
+      if let status = try read(response) {
+        response.envelopeStatus = status
+        received = response
+        if !status.isSuccess { throw (target.envelope ?? decoder.envelope).error(for: status) }
       }
       result = .success(response)
     } catch {
-      result = .failure(try Self.providerError(error, response: nil))
+      result = .failure(try Self.providerError(error, response: received))
     }
     for plugin in plugins { await plugin.didReceive(result, target: target) }
     for plugin in plugins { result = await plugin.process(result, target: target) }
     return result
   }
 
-  /// The target's request after every plugin's `prepare`.
-  func preparedRequest(_ target: Target) async throws -> URLRequest {
-    var request = try makeRequest(target)
+  // MARK: - Stages
+
+  /// build: the URL (the provider's `baseURL` override, the path, the task's and the target's
+  /// query), method, timeout, body and headers.
+  func build(_ target: Target) throws -> URLRequest {
+    let base = baseURL ?? target.baseURL
+    let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
+    var request = URLRequest(url: url, timeoutInterval: try Timeout.requestInterval(target.timeout))
+    request.httpMethod = target.method.rawValue
+    try target.task.apply(to: &request, query: target.query)
+    for (name, value) in target.headers { request.setValue(value, forHTTPHeaderField: name) }
+    return request
+  }
+
+  /// prepare: each plugin in order may change the request.
+  func prepare(_ request: URLRequest, _ target: Target) async throws -> URLRequest {
+    var request = request
     for plugin in plugins { request = try await plugin.prepare(request, target: target) }
     return request
   }
 
-  /// Reports drift to the plugins and keeps the response in the cache.
-  private func finish<T>(_ decoded: DecodedResponse<T>, _ target: Target, _ cacheUse: CacheUse)
-    async throws
-  {
-    if !decoded.report.isEmpty {
-      for plugin in plugins {
-        await plugin.didDecode(decoded.report, target: target, response: decoded.response)
-      }
+  /// send: one call to the line of transports; a cached answer says so.
+  func send(_ request: URLRequest) async throws -> Response {
+    let (data, http) = try await line.send(request)
+    var response = Response(
+      statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
+    if let answer = Exchange.current?.cacheAnswer {
+      response.isFromCache = true
+      response.cacheAnswer = answer
     }
-    await store(decoded.response, target, cacheUse)
+    return response
   }
 
-  /// The first delay a plugin asks for; the plugins are told about the retry.
+  /// validate: a status the target accepts. Otherwise a body that is an envelope of the
+  /// target's (or provider's) format with a non-success code is that business failure (or the
+  /// format's mapped error), keeping the HTTP status; anything else is `.status`.
+  private func validate(_ response: inout Response, _ target: Target) throws {
+    guard !target.validStatusCodes.contains(response.statusCode) else { return }
+    let format = target.envelope ?? decoder.envelope
+    if !response.data.isEmpty,
+      let status = try? decoder.envelopeStatus(from: response.data, format: format),
+      !status.isSuccess
+    {
+      response.envelopeStatus = status
+      throw try Self.providerError(format.error(for: status), response: response)
+    }
+    throw ProviderError.status(response)
+  }
+
+  /// didDecode: the lenient report, when not empty, once per call (a cached answer's report too;
+  /// `LoggingPlugin` logs a cache hit's source instead of its drift).
+  private func didDecode<T>(_ decoded: DecodedResponse<T>, _ target: Target) async {
+    guard !decoded.report.isEmpty else { return }
+    for plugin in plugins {
+      await plugin.didDecode(decoded.report, target: target, response: decoded.response)
+    }
+  }
+
+  /// store: a decoded network response goes to the cache (the cache transport decides what).
+  private func store(_ response: Response, _ target: Target, _ cacheUse: CacheUse) async {
+    await cacheLayer?.store(response, target: target, use: cacheUse)
+  }
+
+  /// retry: the first delay a plugin asks for; every plugin hears `willRetry`.
   private func retryDelay(after error: ProviderError, target: Target, attempt: Int) async
     -> Duration?
   {
@@ -133,6 +180,52 @@ extension Provider {
       }
     }
     return delay
+  }
+
+  // MARK: - What calls read
+
+  /// An envelope call: the status and the payload's presence read first, then `T` decoded at
+  /// `path` inside data (the code is checked again in the same pass, so a plugin that replaced
+  /// the body cannot slip a failure through).
+  func envelopePlan<T: Decodable>(
+    _ type: T.Type, _ target: Target, at path: JSONPath = .root, cacheUse: CacheUse = .byPolicy
+  ) -> CallPlan<T> {
+    let format = target.envelope ?? decoder.envelope
+    return CallPlan(cacheUse: cacheUse) { [decoder] response in
+      if try Self.emptyValue(T.self, response, target) != nil { return nil }
+      return try decoder.envelopeStatus(
+        expecting: T.self, from: response.data, format: format, at: path)
+    } decode: { [decoder] response in
+      if let empty = try Self.emptyValue(T.self, response, target) {
+        return Decoded(value: empty, report: DecodingReport())
+      }
+      return try decoder.decodeEnvelopeWithReport(
+        T.self, from: response.data, format: format, at: path)
+    }
+  }
+
+  /// A call without an envelope: `T` at `path` of the body.
+  func valuePlan<T: Decodable>(_ type: T.Type, _ target: Target, at path: JSONPath) -> CallPlan<T> {
+    CallPlan { response in
+      _ = try Self.emptyValue(T.self, response, target)
+      return nil
+    } decode: { [decoder] response in
+      if let empty = try Self.emptyValue(T.self, response, target) {
+        return Decoded(value: empty, report: DecodingReport())
+      }
+      return try decoder.decodeWithReport(T.self, from: response.data, at: path)
+    }
+  }
+
+  /// nil to decode as usual; the empty value of a no-content response (204, 205, HEAD) when
+  /// `T` has one; `.emptyBody` for any other empty body.
+  private static func emptyValue<T>(_ type: T.Type, _ response: Response, _ target: Target)
+    throws -> T?
+  {
+    guard response.data.isEmpty else { return nil }
+    let noContent = [204, 205].contains(response.statusCode) || target.method == .head
+    if noContent, let empty = EmptyPayload.value(T.self) { return empty }
+    throw ProviderError.emptyBody(response)
   }
 
   // MARK: - Errors
@@ -168,147 +261,11 @@ extension Provider {
     if case .underlying(let mapped, let response) = error, response != nil { return mapped }
     return error
   }
-
-  // MARK: - Building the request
-
-  /// The URL (the provider's `baseURL` override, the path, the task's and the target's query),
-  /// method, body and headers.
-  private func makeRequest(_ target: Target) throws -> URLRequest {
-    let base = baseURL ?? target.baseURL
-    let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
-    var request = URLRequest(url: url, timeoutInterval: target.timeout)
-    request.httpMethod = target.method.rawValue
-    try target.task.apply(to: &request, query: target.query)
-    for (name, value) in target.headers { request.setValue(value, forHTTPHeaderField: name) }
-    return request
-  }
-
-  // MARK: - Sending
-
-  /// The stub behaviour for `target`.
-  func stubBehavior(_ target: Target) -> StubBehavior {
-    stubbing?(target) ?? stub
-  }
-
-  /// Answers from a stub, the cache or the transport.
-  func send(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async throws
-    -> Response
-  {
-    switch stubBehavior(target) {
-    case .never:
-      guard let cache, let key = await cacheKey(request, target, cacheUse) else {
-        return try await load(request, target)
-      }
-      var fallsBackOnServerError: Bool?  // nil: the cache never stands in for the network
-      if cacheUse == .byPolicy {
-        switch target.cachePolicy {
-        case .cacheElseLoad(let maxAge):
-          if let entry = await cache.cachedResponse(forKey: key), entry.isFresh(maxAge) {
-            return cached(entry, request)
-          }
-        case .loadElseCache(let onServerError):
-          fallsBackOnServerError = onServerError
-        case .never:
-          break
-        }
-      }
-      do {
-        let response = try await load(request, target)
-        if fallsBackOnServerError == true, (500...599).contains(response.statusCode),
-          let entry = await cache.cachedResponse(forKey: key)
-        {
-          return cached(entry, request)
-        }
-        return response
-      } catch let error as URLError where fallsBackOnServerError != nil {
-        guard let entry = await cache.cachedResponse(forKey: key) else { throw error }
-        return cached(entry, request)
-      }
-    case .immediate, .delayed:
-      let sample = scenario.flatMap { target.scenarios[$0] } ?? target.sample
-      let answer = try sample.resolve(fixtures: fixtures)
-      if case .delayed(let delay) = stubBehavior(target) { try await Task.sleep(for: delay) }
-      if let delay = answer.delay { try await Task.sleep(for: delay) }
-      if let failure = answer.failure { throw failure }
-      return Response(
-        statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
-    }
-  }
-
-  private func load(_ request: URLRequest, _ target: Target) async throws -> Response {
-    let (data, http) = try await withTimeout(target.timeout) { [transport] in
-      try await transport.send(request)
-    }
-    return Response(
-      statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
-  }
-
-  private func cached(_ entry: CachedResponse, _ request: URLRequest) -> Response {
-    var response = entry.response
-    response.request = request
-    response.isFromCache = true
-    return response
-  }
-
-  /// Runs `body`, failing with `URLError(.timedOut)` after `seconds` (FoundationNetworking does
-  /// not enforce `URLRequest.timeoutInterval` for a server that accepts and then stalls).
-  private func withTimeout<R: Sendable>(
-    _ seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> R
-  ) async throws -> R {
-    try await withThrowingTaskGroup(of: R.self) { group in
-      group.addTask { try await body() }
-      group.addTask {
-        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-        throw URLError(.timedOut)
-      }
-      defer { group.cancelAll() }
-      guard let first = try await group.next() else { throw URLError(.unknown) }
-      return first
-    }
-  }
-
-  // MARK: - Cache
-
-  /// The cache key when this request may use the cache: a cache is set, the request goes to
-  /// the network, and the target's policy is not `.never` (or the call is a cache-then-network
-  /// refresh). See `CachePartition`.
-  func cacheKey(_ request: URLRequest, _ target: Target, _ cacheUse: CacheUse) async -> String? {
-    guard cache != nil, case .never = stubBehavior(target),
-      cacheUse == .refresh || target.cachePolicy != .never
-    else { return nil }
-    let scope = await cacheScope?()
-    return CachePartition.key(
-      for: request, identity: target.cacheKey, endpoint: (baseURL ?? target.baseURL, target.path),
-      scope: scope, redaction: Redaction(headers: sensitiveHeaders))
-  }
-
-  /// Keeps a decoded 2xx network response. A failed write only means a later miss.
-  private func store(_ response: Response, _ target: Target, _ cacheUse: CacheUse) async {
-    guard !response.isFromCache, (200...299).contains(response.statusCode),
-      let request = response.request, let cache,
-      let key = await cacheKey(request, target, cacheUse)
-    else { return }
-    do {
-      try await cache.store(response, forKey: key)
-    } catch {
-      // A cache that cannot be written is a miss next time; the call itself succeeded.
-    }
-  }
-}
-
-/// How one call uses the provider's cache.
-enum CacheUse {
-  /// As the target's `cachePolicy` says.
-  case byPolicy
-  /// Network only, and store the answer whatever the policy (the network leg of
-  /// `cachedThenNetwork`).
-  case refresh
 }
 
 extension CachedResponse {
   /// Stored less than `maxAge` ago; an entry dated in the future is stale.
   func isFresh(_ maxAge: Duration) -> Bool {
-    let age = Date().timeIntervalSince(storedAt)
-    return age >= 0 && age < maxAge.seconds
+    CacheTransport.isFresh(self, .cacheElseLoad(maxAge: maxAge))
   }
 }

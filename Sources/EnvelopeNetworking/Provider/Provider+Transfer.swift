@@ -13,13 +13,69 @@ public enum TransferEvent: Sendable {
   case finished(Response)
 }
 
+/// The events of one download or upload: progress, then `.finished`, or the error.
+///
+/// The transfer stops as soon as its consumer does: breaking out of the `for try await` loop
+/// (the iterator goes away) or cancelling the consuming task cancels it, and a cancelled
+/// download leaves no file. A consumer whose task is cancelled gets `CancellationError`, never a
+/// normal end without `.finished`.
+public struct TransferEvents: AsyncSequence, Sendable {
+  /// The element.
+  public typealias Element = TransferEvent
+
+  private let stream: AsyncThrowingStream<TransferEvent, any Error>
+  private let task: Task<Void, Never>
+
+  init(stream: AsyncThrowingStream<TransferEvent, any Error>, task: Task<Void, Never>) {
+    self.stream = stream
+    self.task = task
+  }
+
+  /// An iterator; when it goes away before `.finished`, the transfer is cancelled.
+  public func makeAsyncIterator() -> Iterator {
+    Iterator(base: stream.makeAsyncIterator(), owner: TransferOwner(task))
+  }
+
+  /// Iterates the events.
+  public struct Iterator: AsyncIteratorProtocol {
+    var base: AsyncThrowingStream<TransferEvent, any Error>.Iterator
+    let owner: TransferOwner
+    var finished = false
+
+    /// The next event; nil after `.finished`.
+    ///
+    /// - Throws: the transfer's `ProviderError`, or `CancellationError` when the consuming task
+    ///   was cancelled before the transfer finished.
+    public mutating func next() async throws -> TransferEvent? {
+      guard !finished else { return nil }
+      guard let event = try await base.next() else {
+        // The stream ends without `.finished` only when it was cancelled.
+        finished = true
+        throw CancellationError()
+      }
+      if case .finished = event { finished = true }
+      return event
+    }
+  }
+}
+
+/// Cancels the transfer when the last iterator holding it goes away.
+///
+/// `@unchecked Sendable`: immutable.
+final class TransferOwner: @unchecked Sendable {
+  private let task: Task<Void, Never>
+  init(_ task: Task<Void, Never>) { self.task = task }
+  deinit { task.cancel() }
+}
+
 extension Provider {
   /// Streams the target's response body to `file`, yielding progress, then `.finished`.
   ///
   /// Memory stays flat whatever the size (`URLSessionTransport` writes each chunk as it
-  /// arrives; other transports write the whole body). The status is validated as for any call;
-  /// a failed or cancelled download (cancel the consuming task, or stop iterating) leaves no
-  /// file. Plugins see `prepare`, `willSend`, `didReceive` and `process`; there is no retry.
+  /// arrives; other transports write the whole body). The status is validated as for any call.
+  /// Breaking out of the loop or cancelling the consuming task stops the transfer at once; a
+  /// failed or cancelled download leaves no file. Plugins see `prepare`, `willSend`,
+  /// `didReceive` and `process`; there is no retry.
   ///
   /// ```swift
   /// for try await event in provider.download(.archive, to: file) {
@@ -31,19 +87,9 @@ extension Provider {
   ///   - target: the endpoint.
   ///   - file: where the body goes; replaced when it exists.
   /// - Returns: progress events, then `.finished`; or the `ProviderError`.
-  public func download(_ target: Target, to file: URL) -> AsyncThrowingStream<
-    TransferEvent, any Error
-  > {
+  public func download(_ target: Target, to file: URL) -> TransferEvents {
     transfer(target, leavesFile: file) { request, progress in
-      guard case .never = self.stubBehavior(target) else {
-        let response = try await self.send(request, target, .byPolicy)
-        try response.data.write(to: file, options: .atomic)
-        progress(Int64(response.data.count), Int64(response.data.count))
-        return Response(
-          statusCode: response.statusCode, headers: response.headers, data: Data(), request: request
-        )
-      }
-      let http = try await self.transport.download(request, to: file, progress: progress)
+      let http = try await self.line.download(request, to: file, progress: progress)
       // An error status keeps (the first megabyte of) its body for the error; the file goes.
       let failed = !target.validStatusCodes.contains(http.statusCode)
       let body = failed ? Self.head(of: file) : Data()
@@ -57,27 +103,20 @@ extension Provider {
   ///
   /// - Parameter target: the endpoint; its task gives the body.
   /// - Returns: progress events, then `.finished`; or the `ProviderError`.
-  public func upload(_ target: Target) -> AsyncThrowingStream<TransferEvent, any Error> {
+  public func upload(_ target: Target) -> TransferEvents {
     transfer(target, leavesFile: nil) { request, progress in
-      guard case .never = self.stubBehavior(target) else {
-        let response = try await self.send(request, target, .byPolicy)
-        let size = Int64(request.httpBody?.count ?? 0)
-        progress(size, size)
-        return response
-      }
       var bodiless = request
       bodiless.httpBody = nil
       let (data, http): (Data, HTTPURLResponse)
       if case .file(let url, _) = target.task {
-        (data, http) = try await self.transport.upload(bodiless, fromFile: url, progress: progress)
+        (data, http) = try await self.line.upload(bodiless, fromFile: url, progress: progress)
       } else {
         // A body built in memory (multipart, JSON, form) goes through a temporary file.
         let temporary = FileManager.default.temporaryDirectory
           .appendingPathComponent("EnvelopeKit-upload-\(UUID().uuidString)")
         try (request.httpBody ?? Data()).write(to: temporary)
         defer { try? FileManager.default.removeItem(at: temporary) }
-        (data, http) = try await self.transport.upload(
-          bodiless, fromFile: temporary, progress: progress)
+        (data, http) = try await self.line.upload(bodiless, fromFile: temporary, progress: progress)
       }
       return Response(
         statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
@@ -91,36 +130,33 @@ extension Provider {
     return (try? handle.read(upToCount: 1 << 20)) ?? Data()
   }
 
-  /// One attempt of a transfer through the plugins, as a stream of events.
+  /// One attempt of a transfer through the shared stages, as a stream of events.
   private func transfer(
     _ target: Target, leavesFile file: URL?,
     _ run: @escaping @Sendable (URLRequest, @escaping TransferProgress) async throws -> Response
-  ) -> AsyncThrowingStream<TransferEvent, any Error> {
-    AsyncThrowingStream { continuation in
-      let task = Task {
-        let call = ProviderCall(id: ProviderCall.nextID(), attempt: 1)
-        do {
-          let response = try await ProviderCall.$current.withValue(call) {
-            try await self.attemptTransfer(target, run) { completed, total in
+  ) -> TransferEvents {
+    let (stream, continuation) = AsyncThrowingStream<TransferEvent, any Error>.makeStream()
+    let task = Task {
+      let exchange = Exchange(
+        call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target, cacheUse: .none,
+        plugins: plugins)
+      do {
+        let response = try await Exchange.$current.withValue(exchange) {
+          try await self.exchange(target) { request in
+            try await run(request) { completed, total in
               continuation.yield(.progress(completed: completed, total: total))
             }
-          }
-          continuation.yield(.finished(response))
-          continuation.finish()
-        } catch {
-          if let file { try? FileManager.default.removeItem(at: file) }
-          continuation.finish(throwing: error)
+          }.get()
         }
+        try Task.checkCancellation()  // a consumer that left never sees a file it did not wait for
+        continuation.yield(.finished(response))
+        continuation.finish()
+      } catch {
+        if let file { try? FileManager.default.removeItem(at: file) }
+        continuation.finish(throwing: error)
       }
-      continuation.onTermination = { _ in task.cancel() }
     }
-  }
-
-  private func attemptTransfer(
-    _ target: Target,
-    _ run: @Sendable (URLRequest, @escaping TransferProgress) async throws -> Response,
-    progress: @escaping TransferProgress
-  ) async throws -> Response {
-    try await exchange(target) { request in try await run(request, progress) }.get()
+    continuation.onTermination = { _ in task.cancel() }
+    return TransferEvents(stream: stream, task: task)
   }
 }

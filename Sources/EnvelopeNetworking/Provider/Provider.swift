@@ -5,8 +5,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// Sends `TargetType` requests through a transport (or stubs), runs plugins, validates the HTTP
-/// status and unwraps envelopes.
+/// Sends `TargetType` requests through a line of transports (stubs, the cache, your transport),
+/// runs plugins, validates the HTTP status and unwraps envelopes.
 ///
 /// ```swift
 /// let provider = Provider<API>()
@@ -43,6 +43,10 @@ public final class Provider<Target: TargetType>: Sendable {
   /// Header names (lower-case) that carry credentials besides the default ones: they partition
   /// the cache.
   public let sensitiveHeaders: Set<String>
+  /// The line every request goes through, composed here: stubs → cache → timeout → `transport`.
+  let line: any HTTPTransport
+  /// The cache's transport in the line, for the store stage and removal; nil without a cache.
+  let cacheLayer: CacheTransport?
 
   /// Creates a provider.
   ///
@@ -77,6 +81,21 @@ public final class Provider<Target: TargetType>: Sendable {
     self.baseURL = baseURL
     self.stubbing = stubbing
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
+    var line: any HTTPTransport = TimedTransport(base: transport)
+    cacheLayer = cache.map {
+      CacheTransport(
+        next: line, cache: $0, scope: cacheScope, baseURL: baseURL,
+        redaction: Redaction(headers: sensitiveHeaders))
+    }
+    if let cacheLayer { line = cacheLayer }
+    var stubs = stubbing != nil
+    if case .never = stub {} else { stubs = true }
+    if stubs {
+      line = StubTransport<Target>(
+        next: line, behavior: { target in stubbing?(target) ?? stub }, scenario: scenario,
+        fixtures: fixtures)
+    }
+    self.line = line
   }
 
   /// The same provider answering stubs from another scenario.
@@ -101,7 +120,12 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Returns: the response.
   /// - Throws: `ProviderError`, or `CancellationError` when the calling task is cancelled.
   public func response(_ target: Target) async throws -> Response {
-    try await run(target) { response in Decoded(value: response, report: DecodingReport()) }.value
+    let plan = CallPlan<Response> { _ in
+      nil
+    } decode: {
+      Decoded(value: $0, report: DecodingReport())
+    }
+    return try await run(target, plan).value
   }
 
   /// Sends the request, validates the status, and unwraps the envelope (the target's format,
@@ -130,10 +154,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, inData path: JSONPath
   ) async throws -> T {
-    try await run(target) { response in
-      try self.decoder.decodeEnvelopeWithReport(
-        T.self, from: response.data, format: target.envelope ?? self.decoder.envelope, at: path)
-    }.value
+    try await run(target, envelopePlan(T.self, target, at: path)).value
   }
 
   /// Sends the request, validates the status, and decodes the value at a key path (no envelope).
@@ -161,7 +182,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(_ target: Target, as type: T.Type = T.self)
     async throws -> DecodedResponse<T>
   {
-    try await run(target) { try self.envelopeValue(T.self, $0, target) }
+    try await run(target, envelopePlan(T.self, target))
   }
 
   /// Yields the cached value first, when the cache has one that decodes (`.cache(storedAt:)`),
@@ -190,9 +211,8 @@ public final class Provider<Target: TargetType>: Sendable {
       let task = Task {
         do {
           if let cached = await self.cachedValue(target, T.self) { continuation.yield(cached) }
-          let network = try await self.run(target, cacheUse: .refresh) {
-            try self.envelopeValue(T.self, $0, target)
-          }
+          let network = try await self.run(
+            target, self.envelopePlan(T.self, target, cacheUse: .refresh))
           continuation.yield(Sourced(value: network.value, source: .network))
           continuation.finish()
         } catch {
@@ -204,30 +224,38 @@ public final class Provider<Target: TargetType>: Sendable {
   }
 
   /// The cached value of `target`, decoded; nil when there is none or it no longer decodes.
+  /// The request goes through `prepare` (credentials partition the cache) and the line, which
+  /// answers from the cache only.
   private func cachedValue<T: Decodable>(_ target: Target, _ type: T.Type) async -> Sourced<T>? {
-    guard let cache else { return nil }
-    do {
-      let request = try await preparedRequest(target)
-      guard let key = await cacheKey(request, target, .refresh),
-        var entry = await cache.cachedResponse(forKey: key)
-      else { return nil }
-      entry.response.request = request
-      let value = try envelopeValue(T.self, entry.response, target).value
-      return Sourced(value: value, source: .cache(storedAt: entry.storedAt))
-    } catch {
-      return nil  // the network answers instead; its errors are the ones reported
+    guard cacheLayer != nil else { return nil }
+    let exchange = Exchange(
+      call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target,
+      cacheUse: .cacheOnly, plugins: plugins)
+    return try? await Exchange.$current.withValue(exchange) {
+      let response = try await send(prepare(build(target), target))
+      let plan = envelopePlan(T.self, target)
+      guard try plan.read(response)?.isSuccess ?? true, let answer = response.cacheAnswer else {
+        return nil
+      }
+      return Sourced(
+        value: try plan.decode(response).value, source: .cache(storedAt: answer.storedAt))
     }
   }
 
-  /// The payload of an envelope response, or the empty value of a no-content response.
-  private func envelopeValue<T: Decodable>(_ type: T.Type, _ response: Response, _ target: Target)
-    throws -> Decoded<T>
-  {
-    if let empty = try emptyValue(T.self, response, target) {
-      return Decoded(value: empty, report: DecodingReport())
+  /// Removes the cached response of `target` under the current cache scope (MoyaMapper's
+  /// `removeResponseCache`); to forget everything, e.g. on logout, call the cache's `removeAll()`.
+  ///
+  /// - Parameter target: the endpoint; its request is built and prepared by the plugins, as its
+  ///   entry's key was.
+  /// - Throws: the cache's removal error, or a plugin's `prepare` error.
+  public func removeCachedResponse(for target: Target) async throws {
+    guard let cacheLayer else { return }
+    let exchange = Exchange(
+      call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target, cacheUse: .refresh,
+      plugins: plugins)
+    try await Exchange.$current.withValue(exchange) {
+      try await cacheLayer.remove(prepare(build(target), target), target: target)
     }
-    return try decoder.decodeEnvelopeWithReport(
-      T.self, from: response.data, format: target.envelope ?? decoder.envelope)
   }
 
   /// Like `request(_:as:at:)`, with the response and the lenient report.
@@ -241,21 +269,6 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, at path: JSONPath
   ) async throws -> DecodedResponse<T> {
-    try await run(target) { response in
-      if let empty = try self.emptyValue(T.self, response, target) {
-        return Decoded(value: empty, report: DecodingReport())
-      }
-      return try self.decoder.decodeWithReport(T.self, from: response.data, at: path)
-    }
-  }
-
-  // MARK: - Empty bodies
-
-  /// nil to decode as usual; a value for an empty body where none is expected.
-  private func emptyValue<T>(_ type: T.Type, _ response: Response, _ target: Target) throws -> T? {
-    guard response.data.isEmpty else { return nil }
-    let noContent = [204, 205].contains(response.statusCode) || target.method == .head
-    if noContent, let empty = EmptyPayload.value(T.self) { return empty }
-    throw ProviderError.emptyBody(response)
+    try await run(target, valuePlan(T.self, target, at: path))
   }
 }

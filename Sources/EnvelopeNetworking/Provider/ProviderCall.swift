@@ -2,8 +2,8 @@ import Foundation
 
 /// The provider call a plugin hook runs for: a number unique in the process and the attempt.
 ///
-/// Set as a task-local value around every hook, so a plugin can tell apart two calls to the
-/// same URL that are in flight at once (`LoggingPlugin` prefixes its lines with `#id`).
+/// Set around every hook, so a plugin can tell apart two calls to the same URL that are in flight
+/// at once (`LoggingPlugin` prefixes its lines with `#id`).
 ///
 /// ```swift
 /// func willSend(_ request: URLRequest, target: any TargetType) async {
@@ -27,13 +27,63 @@ public struct ProviderCall: Sendable, Hashable {
   }
 
   /// The call the current hook runs for; nil outside a provider call.
-  @TaskLocal public static var current: ProviderCall?
+  public static var current: ProviderCall? { Exchange.current?.call }
 
   private static let counter = Counter()
 
   /// The next call number.
   static func nextID() -> Int { counter.next() }
 }
+
+/// One attempt as the provider's line of transports sees it: the call, the target, how the call
+/// uses the cache, and what the line did with it (whether the cache answered, and why).
+///
+/// The provider sets it around each attempt (`Exchange.$current`); the stub and cache transports
+/// read the target from it, because `HTTPTransport.send` takes only the request.
+///
+/// `@unchecked Sendable`: `cacheAnswer` is only touched with `lock` held; the rest is immutable.
+final class Exchange: @unchecked Sendable {
+  let call: ProviderCall
+  let target: any TargetType
+  let cacheUse: CacheUse
+  /// Hands a plugin's token-refresh events to every plugin (see `TokenRefresh`).
+  let plugins: [any Plugin]
+  private let lock = NSLock()
+  private var answer: CacheAnswer?
+
+  init(call: ProviderCall, target: any TargetType, cacheUse: CacheUse, plugins: [any Plugin]) {
+    self.call = call
+    self.target = target
+    self.cacheUse = cacheUse
+    self.plugins = plugins
+  }
+
+  /// Set by the cache transport when it answered instead of the network.
+  var cacheAnswer: CacheAnswer? {
+    get { lock.withLock { answer } }
+    set { lock.withLock { answer = newValue } }
+  }
+
+  /// The attempt the current transport or hook runs for; nil outside a provider call.
+  @TaskLocal static var current: Exchange?
+}
+
+/// How one call uses the provider's cache.
+enum CacheUse {
+  /// As the target's `cachePolicy` says.
+  case byPolicy
+  /// Network only, and store the answer whatever the policy (the network leg of
+  /// `cachedThenNetwork`).
+  case refresh
+  /// The stored entry only, whatever the policy; a miss throws `CacheMiss` (the cached leg of
+  /// `cachedThenNetwork`).
+  case cacheOnly
+  /// Never (downloads and uploads).
+  case none
+}
+
+/// No stored entry answers a `.cacheOnly` exchange.
+struct CacheMiss: Error {}
 
 /// `@unchecked Sendable`: `value` is only touched with `lock` held.
 private final class Counter: @unchecked Sendable {

@@ -17,6 +17,13 @@ public struct Response: Sendable, CustomStringConvertible {
   public var request: URLRequest?
   /// Whether this came from the provider's `ResponseCache` instead of the network.
   public var isFromCache: Bool
+  /// When the provider's cache answered, when the entry was stored and why the cache answered
+  /// (fresh, not modified, the network failed); nil for a network response.
+  public var cacheAnswer: CacheAnswer?
+  /// The envelope's code and message as the provider read them (once per response, under the
+  /// target's or the provider's format), so plugins never parse the body for them; nil when the
+  /// call reads no envelope or the body is not one.
+  public var envelopeStatus: EnvelopeStatus?
 
   /// Creates a response.
   ///
@@ -35,6 +42,15 @@ public struct Response: Sendable, CustomStringConvertible {
     self.data = data
     self.request = request
     self.isFromCache = isFromCache
+  }
+
+  /// The value of a header, its name compared without case (`etag` finds `ETag`).
+  ///
+  /// - Parameter name: the header name.
+  /// - Returns: the value, or nil.
+  public func header(_ name: String) -> String? {
+    if let value = headers[name] { return value }
+    return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
   }
 
   /// The body as UTF-8 text, cut at 500 characters, with secrets redacted by `Redaction`
@@ -84,6 +100,23 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     case .underlying(_, let response): return response
     case .transport, .fixtureNotFound, .authentication: return nil
     }
+  }
+
+  /// The error response's body read as your own type, leniently (RFC 9457 problem details,
+  /// `{"error":{"type":…,"message":…}}`, an envelope): nil when there is no response or it does
+  /// not decode.
+  ///
+  /// ```swift
+  /// catch let error as ProviderError {
+  ///   if let problem = error.errorBody(as: Problem.self) { show(problem.detail) }
+  /// }
+  /// ```
+  ///
+  /// - Parameter type: the error body's type.
+  /// - Returns: the decoded body, or nil.
+  public func errorBody<E: Decodable>(as type: E.Type) -> E? {
+    guard let data = response?.data, !data.isEmpty else { return nil }
+    return try? LenientDecoder().decode(E.self, from: data)
   }
 
   /// A readable account with the response body.
@@ -161,3 +194,36 @@ public struct Sourced<T> {
 
 extension Sourced: Sendable where T: Sendable {}
 extension Sourced: Equatable where T: Equatable {}
+
+/// Why the provider's cache answered instead of the network, and when the entry was stored.
+public struct CacheAnswer: Sendable, Equatable {
+  /// Why the cache answered.
+  public enum Reason: Sendable, Equatable {
+    /// The entry was fresh: younger than `cacheElseLoad`'s `maxAge`, or within the response's
+    /// own `Cache-Control: max-age` / `Expires` under `.http`.
+    case fresh
+    /// The server answered `304 Not Modified` to the request revalidating the entry.
+    case notModified
+    /// The network failed (offline, timed out, connection lost) and `loadElseCache` answered.
+    case networkFailed(URLError)
+    /// The server answered this 5xx status and `loadElseCache(onServerError: true)` answered.
+    case serverError(status: Int)
+    /// The cached leg of `cachedThenNetwork`.
+    case cacheFirst
+  }
+
+  /// When the entry was stored (or last revalidated).
+  public var storedAt: Date
+  /// Why the cache answered.
+  public var reason: Reason
+
+  /// Creates an answer.
+  ///
+  /// - Parameters:
+  ///   - storedAt: when the entry was stored.
+  ///   - reason: why the cache answered.
+  public init(storedAt: Date, reason: Reason) {
+    self.storedAt = storedAt
+    self.reason = reason
+  }
+}

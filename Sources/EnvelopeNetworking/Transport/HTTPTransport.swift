@@ -48,6 +48,11 @@ public protocol HTTPTransport: Sendable {
 
 /// The transport over `URLSession`, on Linux (FoundationNetworking) and Apple platforms.
 ///
+/// By default it uses a session of its own that shares no state between users: no cookie jar
+/// (a `Set-Cookie` is never stored, and a `Cookie` header you set is sent as it is) and no
+/// `URLCache` (the provider's partitioned `ResponseCache` is the cache). An app that wants a
+/// cookie jar passes its own session, e.g. `URLSessionTransport(session: .shared)`.
+///
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
 /// `sensitiveHeaders` you name are dropped (each task gets a delegate that does this, whatever
@@ -65,13 +70,27 @@ public struct URLSessionTransport: HTTPTransport {
   /// Creates a transport.
   ///
   /// - Parameters:
-  ///   - session: the session; `.shared` by default.
+  ///   - session: the session; by default `URLSessionTransport.isolatedSession`, with no cookie
+  ///     storage and no `URLCache`.
   ///   - sensitiveHeaders: more header names that carry credentials, e.g. `X-Session`.
-  public init(session: URLSession = .shared, sensitiveHeaders: Set<String> = []) {
+  public init(session: URLSession = isolatedSession, sensitiveHeaders: Set<String> = []) {
     self.session = session
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
     self.redirectGuard = RedirectGuard(sensitiveHeaders: sensitiveHeaders)
   }
+
+  /// The default session: ephemeral, with no cookie storage (cookies are neither stored nor
+  /// added, so a `Cookie` header you set is sent as it is) and no `URLCache`. One for the
+  /// process, shared by every default transport.
+  public static let isolatedSession: URLSession = {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.httpShouldSetCookies = false
+    configuration.httpCookieAcceptPolicy = .never
+    configuration.urlCache = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    return URLSession(configuration: configuration)
+  }()
 
   /// Sends `request`; cancelling the calling task cancels the data task.
   ///
@@ -103,6 +122,73 @@ public struct URLSessionTransport: HTTPTransport {
       box.cancel()
     }
   }
+}
+
+/// The last transport of a provider's line before yours: fails a request with
+/// `URLError(.timedOut)` after the target's `timeout` (FoundationNetworking does not enforce
+/// `URLRequest.timeoutInterval` for a server that accepts and then stalls). An infinite timeout
+/// sets no timer.
+struct TimedTransport: HTTPTransport {
+  let base: any HTTPTransport
+
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let seconds = Exchange.current?.target.timeout ?? request.timeoutInterval
+    guard seconds.isFinite else { return try await base.send(request) }
+    return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
+      group.addTask { try await base.send(request) }
+      group.addTask {
+        try await Task.sleep(for: Timeout.duration(seconds))
+        throw URLError(.timedOut)
+      }
+      defer { group.cancelAll() }
+      guard let first = try await group.next() else { throw URLError(.unknown) }
+      return first
+    }
+  }
+
+  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
+    async throws -> HTTPURLResponse
+  {
+    try await base.download(request, to: file, progress: progress)
+  }
+
+  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
+    async throws -> (Data, HTTPURLResponse)
+  {
+    try await base.upload(request, fromFile: file, progress: progress)
+  }
+}
+
+/// The one rule for a target's `timeout`: a positive number of seconds, or `.infinity` for none.
+enum Timeout {
+  /// The longest timeout handed to `URLRequest` (URLSession turns it into whole milliseconds):
+  /// a week, which is "none" for any request.
+  static let longest: TimeInterval = 7 * 24 * 3600
+
+  /// The value for `URLRequest.timeoutInterval`.
+  ///
+  /// - Throws: `ProviderConfigurationError` for NaN, zero or a negative value.
+  static func requestInterval(_ seconds: TimeInterval) throws -> TimeInterval {
+    guard seconds > 0 else {  // false for NaN too
+      throw ProviderConfigurationError(
+        "timeout must be a positive number of seconds or .infinity, not \(seconds)")
+    }
+    return min(seconds, longest)
+  }
+
+  /// `seconds` as a duration, at most `longest`.
+  static func duration(_ seconds: TimeInterval) -> Duration {
+    .milliseconds(Int64(min(max(seconds, 0), longest) * 1000))
+  }
+}
+
+/// A provider setting that cannot work, e.g. a NaN or negative `timeout`: thrown before anything
+/// is sent, as `ProviderError.underlying`.
+public struct ProviderConfigurationError: Error, Sendable, CustomStringConvertible {
+  /// What is wrong.
+  public var description: String
+
+  init(_ description: String) { self.description = description }
 }
 
 /// Holds a task so that cancellation can reach it from another thread (data tasks here,

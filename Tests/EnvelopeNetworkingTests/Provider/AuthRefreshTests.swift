@@ -93,7 +93,7 @@ struct TokenExpired: Error, Equatable {}
     do {
       _ = try await provider.response(AuthTarget(authorization: .none))
       Issue.record("401 expected")
-    } catch ProviderError.status(let response) {
+    } catch ProviderError.business(401, _, let response) {  // the 401's error envelope
       #expect(response.statusCode == 401)
       #expect(response.request?.value(forHTTPHeaderField: "Authorization") == nil)
     }

@@ -147,7 +147,9 @@ struct BodyTarget: TargetType {
     do {
       _ = try await provider.request(.notFound, as: DemoUser.self)
       Issue.record("expected a status error")
-    } catch ProviderError.status(let response) {
+    } catch ProviderError.business(let code, let message, let response) {
+      // An error envelope on a 404: the business failure, with the HTTP status kept.
+      #expect(code == 404 && message == "nope")
       #expect(response.statusCode == 404)
       #expect(response.bodyPreview == #"{"code":404,"msg":"nope"}"#)
       #expect(response.request?.url?.absoluteString == "https://api.example.com/notFound")
@@ -214,6 +216,7 @@ struct BodyTarget: TargetType {
 
     _ = try? await provider.response(.offline)
     #expect(lines.all.last?.contains("← failed after ") == true)
+    #expect(lines.all.last?.contains("(GET https://api.example.com/offline)") == true)
     #expect(
       lines.all.last?.hasSuffix(
         ": transport error \(URLError.Code.notConnectedToInternet.rawValue)") == true)

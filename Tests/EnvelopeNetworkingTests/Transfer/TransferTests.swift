@@ -107,7 +107,7 @@ struct Received: Decodable, Equatable { var received: Int; var contentType: Stri
         TransferTarget(path: "/status/404json"), to: file)
       {}
       Issue.record("a 404 download finished")
-    } catch ProviderError.status(let response) {
+    } catch ProviderError.business(404, _, let response) {  // an error envelope on a 404
       #expect(response.statusCode == 404)
       #expect(String(decoding: response.data, as: UTF8.self).contains("not found"))
     }

@@ -1,0 +1,195 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The provider's cache as a transport in its line, and the one place that decides when the
+/// cache answers, when an entry is revalidated, what is stored and under which key:
+///
+/// - `cacheElseLoad(maxAge:)`: an entry younger than `maxAge` answers (`.fresh`).
+/// - `.http`: an entry within the response's `Cache-Control: max-age` (else `Expires`) answers,
+///   unless it said `no-cache`.
+/// - Otherwise the request goes on; when an entry has an `ETag` or `Last-Modified`, the request
+///   asks `If-None-Match` / `If-Modified-Since`, and a `304` answers from the entry
+///   (`.notModified`) and restarts its age.
+/// - `loadElseCache`: when the network fails (and with `onServerError` on a 5xx) the entry answers.
+/// - Only decoded 2xx network responses are stored (the provider's last stage calls `store`),
+///   never one that says `Cache-Control: no-store`.
+///
+/// Keys come from `CachePartition`.
+struct CacheTransport: HTTPTransport {
+  let next: any HTTPTransport
+  let cache: any ResponseCache
+  let scope: (@Sendable () async -> String?)?
+  let baseURL: URL?
+  let redaction: Redaction
+
+  /// The cache's answer, else the next transport's (revalidating an entry when it can).
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    guard let exchange = Exchange.current,
+      let key = await key(for: request, target: exchange.target, use: exchange.cacheUse)
+    else {
+      if Exchange.current?.cacheUse == .cacheOnly { throw CacheMiss() }
+      return try await next.send(request)
+    }
+    let entry = await cache.cachedResponse(forKey: key)
+    if exchange.cacheUse == .cacheOnly {
+      guard let entry else { throw CacheMiss() }
+      return try answer(entry, .cacheFirst, request, exchange)
+    }
+    let policy = exchange.cacheUse == .byPolicy ? exchange.target.cachePolicy : .never
+    if let entry, Self.isFresh(entry, policy) {
+      return try answer(entry, .fresh, request, exchange)
+    }
+    var fallsBackOnServerError: Bool?  // nil: the cache never stands in for the network
+    if case .loadElseCache(let onServerError) = policy { fallsBackOnServerError = onServerError }
+    let conditional = entry.flatMap { Self.revalidating(request, $0) }
+    do {
+      let (data, http) = try await next.send(conditional ?? request)
+      if http.statusCode == 304, conditional != nil, let entry {
+        let renewed = await renew(entry, with: http, request: request, key: key)
+        return try answer(renewed, .notModified, request, exchange)
+      }
+      if fallsBackOnServerError == true, (500...599).contains(http.statusCode), let entry {
+        return try answer(entry, .serverError(status: http.statusCode), request, exchange)
+      }
+      return (data, http)
+    } catch let error as URLError where fallsBackOnServerError != nil && error.code != .cancelled {
+      guard let entry, !Task.isCancelled else { throw error }
+      return try answer(entry, .networkFailed(error), request, exchange)
+    }
+  }
+
+  /// Transfers are never cached.
+  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
+    async throws -> HTTPURLResponse
+  {
+    try await next.download(request, to: file, progress: progress)
+  }
+
+  /// Transfers are never cached.
+  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
+    async throws -> (Data, HTTPURLResponse)
+  {
+    try await next.upload(request, fromFile: file, progress: progress)
+  }
+
+  // MARK: - Storing and removing
+
+  /// Keeps a decoded 2xx network response, unless it says `no-store`. A failed write only means
+  /// a later miss.
+  func store(_ response: Response, target: any TargetType, use: CacheUse) async {
+    guard !response.isFromCache, (200...299).contains(response.statusCode),
+      !CacheControl(response.header("Cache-Control")).noStore, let request = response.request,
+      let key = await key(for: request, target: target, use: use)
+    else { return }
+    var stored = response
+    stored.envelopeStatus = nil
+    try? await cache.store(stored, forKey: key)
+  }
+
+  /// Removes the entry `request` would be answered from.
+  func remove(_ request: URLRequest, target: any TargetType) async throws {
+    guard let key = await key(for: request, target: target, use: .refresh) else { return }
+    try await cache.removeResponse(forKey: key)
+  }
+
+  /// The key when this exchange may use the cache: the target's policy is not `.never` (or the
+  /// call reads or refreshes the cache whatever the policy). See `CachePartition`.
+  func key(for request: URLRequest, target: any TargetType, use: CacheUse) async -> String? {
+    switch use {
+    case .none: return nil
+    case .byPolicy where target.cachePolicy == .never: return nil
+    case .byPolicy, .refresh, .cacheOnly: break
+    }
+    return CachePartition.key(
+      for: request, identity: target.cacheKey, endpoint: (baseURL ?? target.baseURL, target.path),
+      scope: await scope?(), redaction: redaction)
+  }
+
+  // MARK: - Freshness and revalidation
+
+  /// Whether `entry` answers without asking the server under `policy`.
+  static func isFresh(_ entry: CachedResponse, _ policy: CachePolicy, now: Date = Date()) -> Bool {
+    let age = now.timeIntervalSince(entry.storedAt)
+    guard age >= 0 else { return false }  // dated in the future: the clock moved
+    switch policy {
+    case .cacheElseLoad(let maxAge):
+      return age < maxAge.seconds
+    case .http:
+      let response = entry.response
+      let control = CacheControl(response.header("Cache-Control"))
+      guard !control.noCache, !control.noStore else { return false }
+      let received = response.header("Age").flatMap(TimeInterval.init) ?? 0
+      guard let lifetime = control.maxAge ?? expiresLifetime(response, storedAt: entry.storedAt)
+      else { return false }
+      return age + max(0, received) < lifetime
+    case .never, .loadElseCache:
+      return false
+    }
+  }
+
+  /// `Expires` minus the response's `Date` (or, without one, the time it was stored); an
+  /// invalid `Expires` is already expired (RFC 9111 §5.3).
+  private static func expiresLifetime(_ response: Response, storedAt: Date) -> TimeInterval? {
+    guard let expires = response.header("Expires") else { return nil }
+    guard let end = HTTPDate.parse(expires) else { return 0 }
+    let start = response.header("Date").flatMap(HTTPDate.parse) ?? storedAt
+    return end.timeIntervalSince(start)
+  }
+
+  /// `request` asking whether `entry` is still current, or nil when the entry has no validator
+  /// or the request already asks its own question.
+  private static func revalidating(_ request: URLRequest, _ entry: CachedResponse) -> URLRequest? {
+    guard request.value(forHTTPHeaderField: "If-None-Match") == nil,
+      request.value(forHTTPHeaderField: "If-Modified-Since") == nil
+    else { return nil }
+    let etag = entry.response.header("ETag")
+    let modified = entry.response.header("Last-Modified")
+    guard etag != nil || modified != nil else { return nil }
+    var conditional = request
+    if let etag { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+    if let modified { conditional.setValue(modified, forHTTPHeaderField: "If-Modified-Since") }
+    return conditional
+  }
+
+  /// The entry after a `304`: the headers the 304 updates, stored again now.
+  private func renew(
+    _ entry: CachedResponse, with http: HTTPURLResponse, request: URLRequest, key: String
+  )
+    async -> CachedResponse
+  {
+    var response = entry.response
+    for (name, value) in http.stringHeaders where !RenewedHeaders.kept.contains(name.lowercased()) {
+      response.headers = response.headers.filter {
+        $0.key.caseInsensitiveCompare(name) != .orderedSame
+      }
+      response.headers[name] = value
+    }
+    response.request = request
+    response.isFromCache = false
+    response.cacheAnswer = nil
+    try? await cache.store(response, forKey: key)
+    return CachedResponse(response: response, storedAt: Date())
+  }
+
+  /// A cached answer to `request`, told to the exchange.
+  private func answer(
+    _ entry: CachedResponse, _ reason: CacheAnswer.Reason, _ request: URLRequest,
+    _ exchange: Exchange
+  ) throws -> (Data, HTTPURLResponse) {
+    exchange.cacheAnswer = CacheAnswer(storedAt: entry.storedAt, reason: reason)
+    let http = try HTTPURLResponse.answer(
+      to: request, status: entry.response.statusCode, headers: entry.response.headers)
+    return (entry.response.data, http)
+  }
+}
+
+/// Headers of a `304` that never replace the stored response's (they describe the 304 itself).
+private enum RenewedHeaders {
+  static let kept: Set<String> = [
+    "content-length", "content-type", "transfer-encoding", "connection",
+  ]
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The directives of a `Cache-Control` header that the provider's cache follows.
+struct CacheControl {
+  /// `no-store`: never stored, under any policy.
+  var noStore = false
+  /// `no-cache` (or `must-revalidate` past its age): revalidated before every use.
+  var noCache = false
+  /// `max-age=N` in seconds.
+  var maxAge: TimeInterval?
+
+  /// Parses `value`; directives are compared without case, unknown ones are ignored.
+  init(_ value: String?) {
+    guard let value else { return }
+    for directive in value.split(separator: ",") {
+      let parts = directive.split(separator: "=", maxSplits: 1)
+      let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+      let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : nil
+      switch name {
+      case "no-store": noStore = true
+      case "no-cache": noCache = true
+      case "max-age":
+        // A malformed or negative age is stale, as RFC 9111 §4.2.1 asks.
+        let text = argument?.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        maxAge = text.flatMap(Int.init).map { TimeInterval(max(0, $0)) } ?? 0
+      default: continue
+      }
+    }
+  }
+}
+
+/// HTTP dates (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7) for `Expires`, `Date`,
+/// `Last-Modified` and `Retry-After`.
+enum HTTPDate {
+  /// The date, or nil when `text` is none of the three forms HTTP allows.
+  static func parse(_ text: String) -> Date? {
+    let formats = [
+      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
+    for format in formats {
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.dateFormat = format
+      if let date = formatter.date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
+    }
+    return nil
+  }
+}

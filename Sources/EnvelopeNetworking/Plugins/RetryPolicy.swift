@@ -1,0 +1,152 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Retries failed attempts with exponential backoff and jitter (Alamofire's `RetryPolicy`, Get's
+/// `shouldRetry`).
+///
+/// By default it retries idempotent methods only (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), after
+/// a transport error (timed out, connection lost, cannot connect) or a 408, 429, 500, 502, 503 or
+/// 504, at most `maxAttempts` attempts in all, waiting `baseDelay × 2ⁿ` with jitter (between half
+/// and all of it) and never more than `maxDelay` in total for one call. A `Retry-After` on a 429
+/// or 503 (seconds or an HTTP date) is the wait instead; when it is longer than what is left of
+/// `maxDelay`, the call fails at once with the server's answer. A business failure is never
+/// retried unless its code is in `businessCodes`. Every retry is heard by each plugin's
+/// `willRetry` (and logged by `LoggingPlugin`).
+///
+/// ```swift
+/// let provider = Provider<API>(plugins: [RetryPolicy(maxAttempts: 4), LoggingPlugin()])
+/// ```
+public struct RetryPolicy: Plugin {
+  /// GET, HEAD, PUT, DELETE, OPTIONS and TRACE: the methods a retry cannot repeat the effect of.
+  public static let idempotentMethods: Set<String> = [
+    "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE",
+  ]
+  /// The transport errors retried when `retriesTransportErrors` is set.
+  public static let retriedTransportErrors: Set<URLError.Code> = [
+    .timedOut, .networkConnectionLost, .cannotConnectToHost,
+  ]
+
+  /// The most attempts of one call, the first included.
+  public let maxAttempts: Int
+  /// The wait before the first retry; doubled for each one after.
+  public let baseDelay: Duration
+  /// The most waiting for one call, all retries together.
+  public let maxDelay: Duration
+  /// The methods retried (upper-case).
+  public let methods: Set<String>
+  /// The HTTP statuses retried.
+  public let statusCodes: Set<Int>
+  /// Whether transport errors in `retriedTransportErrors` are retried.
+  public let retriesTransportErrors: Bool
+  /// Business codes retried (none by default: a business failure is the server's answer).
+  public let businessCodes: Set<EnvelopeCode>
+  private let waited = WaitedPerCall()
+
+  /// Creates a policy. Values out of range are clamped: fewer than one attempt is one, a
+  /// negative delay is zero.
+  ///
+  /// - Parameters:
+  ///   - maxAttempts: the most attempts, the first included.
+  ///   - baseDelay: the wait before the first retry.
+  ///   - maxDelay: the most waiting for one call.
+  ///   - methods: the methods retried.
+  ///   - statusCodes: the statuses retried.
+  ///   - retriesTransportErrors: whether transport errors are retried.
+  ///   - businessCodes: business codes retried.
+  public init(
+    maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200),
+    maxDelay: Duration = .seconds(30), methods: Set<String> = RetryPolicy.idempotentMethods,
+    statusCodes: Set<Int> = [408, 429, 500, 502, 503, 504], retriesTransportErrors: Bool = true,
+    businessCodes: Set<EnvelopeCode> = []
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.baseDelay = max(.zero, baseDelay)
+    self.maxDelay = max(.zero, maxDelay)
+    self.methods = Set(methods.map { $0.uppercased() })
+    self.statusCodes = statusCodes
+    self.retriesTransportErrors = retriesTransportErrors
+    self.businessCodes = businessCodes
+  }
+
+  /// The wait before the next attempt, or nil when this failure is not retried.
+  public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
+  {
+    let call = ProviderCall.current?.id ?? 0
+    guard attempt < maxAttempts, methods.contains(target.method.rawValue),
+      let error = error as? ProviderError, let wanted = delay(after: error, attempt: attempt)
+    else {
+      waited.forget(call)
+      return nil
+    }
+    let left = maxDelay - waited.total(call)
+    guard wanted <= left else {
+      waited.forget(call)
+      return nil
+    }
+    waited.add(wanted, to: call)
+    return wanted
+  }
+
+  /// The wait this failure asks for, or nil when it is not retried.
+  func delay(after error: ProviderError, attempt: Int, now: Date = Date()) -> Duration? {
+    switch error {
+    case .transport(let error):
+      guard retriesTransportErrors, Self.retriedTransportErrors.contains(error.code) else {
+        return nil
+      }
+    case .business(let code, _, _):
+      guard businessCodes.contains(code) else { return nil }
+    case .status(let response):
+      guard statusCodes.contains(response.statusCode) else { return nil }
+      if [429, 503].contains(response.statusCode),
+        let retryAfter = response.header("Retry-After").flatMap({ Self.retryAfter($0, now: now) })
+      {
+        return retryAfter
+      }
+    default:
+      return nil
+    }
+    return backoff(attempt: attempt)
+  }
+
+  /// `baseDelay × 2^(attempt - 1)`, between half and all of it, at most `maxDelay`.
+  private func backoff(attempt: Int) -> Duration {
+    let base =
+      Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
+    let limit = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
+    let full = min(limit, base * pow(2, Double(min(attempt - 1, 62))))
+    let jittered = full / 2 + Double.random(in: 0...1) * full / 2
+    return .milliseconds(Int64(jittered * 1000))
+  }
+
+  /// A `Retry-After` value: whole seconds, or an HTTP date (a date passed is zero).
+  static func retryAfter(_ value: String, now: Date) -> Duration? {
+    let text = value.trimmingCharacters(in: .whitespaces)
+    if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
+    guard let date = HTTPDate.parse(text) else { return nil }
+    let seconds = max(0, min(date.timeIntervalSince(now), Timeout.longest))
+    return .milliseconds(Int64(seconds * 1000))
+  }
+}
+
+/// The waiting done so far per call. `@unchecked Sendable`: all access holds `lock`.
+private final class WaitedPerCall: @unchecked Sendable {
+  private let lock = NSLock()
+  private var waited: [Int: Duration] = [:]
+
+  func total(_ call: Int) -> Duration { lock.withLock { waited[call] ?? .zero } }
+
+  func add(_ delay: Duration, to call: Int) {
+    lock.withLock {
+      waited[call, default: .zero] += delay
+      // A call that succeeded never says so here: keep only recent calls.
+      if waited.count > 1_000, let oldest = waited.keys.min() { waited[oldest] = nil }
+    }
+  }
+
+  func forget(_ call: Int) { lock.withLock { waited[call] = nil } }
+}
