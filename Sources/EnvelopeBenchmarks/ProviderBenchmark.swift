@@ -36,7 +36,7 @@ private struct BenchTarget: TargetType {
   static let body = Data(
     #"{"code":0,"msg":"ok","data":{"id":18,"name":"Ada Lovelace","email":"ada@example.com","age":36,"score":98.5,"is_active":true,"avatar_url":null,"city":"London","created_at":"2024-05-01T10:00:00Z","followers":1815}}"#
       .utf8)
-  var baseURL: URL { URL(string: "https://api.example.com")! }
+  var baseURL: URL { URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/") }
   var path: String { "/me" }
   var sample: StubResponse { .body(Self.body) }
 }
