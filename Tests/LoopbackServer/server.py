@@ -18,6 +18,16 @@ USER = {"id": 1, "name": "Ada"}
 COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
 SEEN = set()
+HITS = {}  # key -> {"count": n, "conditional": m}
+
+
+def hit(key, conditional=False):
+    with COUNTER_LOCK:
+        entry = HITS.setdefault(key, {"count": 0, "conditional": 0})
+        entry["count"] += 1
+        if conditional:
+            entry["conditional"] += 1
+        return entry["count"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -109,6 +119,52 @@ class Handler(BaseHTTPRequestHandler):
                 received += len(self.rfile.read(min(65536, length - received)))
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "received": received, "contentType": self.headers.get("Content-Type") or ""}})
+        elif route == "/count":
+            key = dict(parse_qsl(url.query)).get("key", "")
+            with COUNTER_LOCK:
+                entry = dict(HITS.get(key, {"count": 0, "conditional": 0}))
+            self.send(200, {"code": 0, "msg": "ok", "data": entry})
+        elif route == "/error/400":
+            self.send(400, {"code": 40001, "msg": "phone invalid"})
+        elif route == "/problem":
+            self.send(422, {"type": "https://example.com/probs/out-of-credit", "title": "Out of credit",
+                            "status": 422, "detail": "Your balance is 30, but that costs 50."},
+                      "application/problem+json")
+        elif route == "/flaky":
+            # The first `fails` requests of an id answer `status` (with Retry-After when given).
+            query = dict(parse_qsl(url.query))
+            n = hit("flaky" + query.get("id", ""))
+            if n <= int(query.get("fails", "1")):
+                headers = [("Retry-After", query["after"])] if "after" in query else []
+                self.send(int(query.get("status", "503")), b"busy", "text/plain", headers)
+            else:
+                self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
+        elif route == "/delay":
+            time.sleep(float(dict(parse_qsl(url.query)).get("seconds", "1")))
+            self.send(200, {"code": 0, "msg": "ok", "data": USER})
+        elif route == "/etag":
+            # Revalidated on every use (no-cache); a matching If-None-Match is a 304.
+            key = "etag" + dict(parse_qsl(url.query)).get("id", "")
+            conditional = self.headers.get("If-None-Match") is not None
+            hit(key, conditional)
+            if self.headers.get("If-None-Match") == '"v1"':
+                self.send(304, b"", headers=[("ETag", '"v1"'), ("Cache-Control", "no-cache")])
+            else:
+                self.send(200, {"code": 0, "msg": "ok", "data": USER},
+                          headers=[("ETag", '"v1"'), ("Cache-Control", "no-cache")])
+        elif route == "/max-age":
+            query = dict(parse_qsl(url.query))
+            n = hit("max-age" + query.get("id", ""))
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}},
+                      headers=[("Cache-Control", "max-age=" + query.get("age", "60"))])
+        elif route == "/nostore":
+            n = hit("nostore")
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": n, "secret": "planted-no-store"}},
+                      headers=[("Cache-Control", "no-store")])
+        elif route == "/cookie/set":
+            user = dict(parse_qsl(url.query)).get("user", "")
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}},
+                      headers=[("Set-Cookie", "session=planted-cookie-" + user + "; Path=/")])
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

@@ -19,46 +19,47 @@ import Foundation
 ///   never one that says `Cache-Control: no-store`.
 ///
 /// Keys come from `CachePartition`.
-struct CacheTransport: HTTPTransport {
-  let next: any HTTPTransport
+struct CacheTransport: LineTransport {
+  let next: any LineTransport
   let cache: any ResponseCache
   let scope: (@Sendable () async -> String?)?
   let baseURL: URL?
   let redaction: Redaction
 
   /// The cache's answer, else the next transport's (revalidating an entry when it can).
-  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+  func response(to request: URLRequest) async throws -> Response {
     guard let exchange = Exchange.current,
       let key = await key(for: request, target: exchange.target, use: exchange.cacheUse)
     else {
       if Exchange.current?.cacheUse == .cacheOnly { throw CacheMiss() }
-      return try await next.send(request)
+      return try await next.response(to: request)
     }
     let entry = await cache.cachedResponse(forKey: key)
     if exchange.cacheUse == .cacheOnly {
       guard let entry else { throw CacheMiss() }
-      return try answer(entry, .cacheFirst, request, exchange)
+      return answer(entry, .cacheFirst, request)
     }
     let policy = exchange.cacheUse == .byPolicy ? exchange.target.cachePolicy : .never
     if let entry, Self.isFresh(entry, policy) {
-      return try answer(entry, .fresh, request, exchange)
+      return answer(entry, .fresh, request)
     }
     var fallsBackOnServerError: Bool?  // nil: the cache never stands in for the network
     if case .loadElseCache(let onServerError) = policy { fallsBackOnServerError = onServerError }
     let conditional = entry.flatMap { Self.revalidating(request, $0) }
     do {
-      let (data, http) = try await next.send(conditional ?? request)
-      if http.statusCode == 304, conditional != nil, let entry {
-        let renewed = await renew(entry, with: http, request: request, key: key)
-        return try answer(renewed, .notModified, request, exchange)
+      var response = try await next.response(to: conditional ?? request)
+      if response.statusCode == 304, conditional != nil, let entry {
+        let renewed = await renew(entry, with: response, request: request, key: key)
+        return answer(renewed, .notModified, request)
       }
-      if fallsBackOnServerError == true, (500...599).contains(http.statusCode), let entry {
-        return try answer(entry, .serverError(status: http.statusCode), request, exchange)
+      if fallsBackOnServerError == true, (500...599).contains(response.statusCode), let entry {
+        return answer(entry, .serverError(status: response.statusCode), request)
       }
-      return (data, http)
+      response.request = request
+      return response
     } catch let error as URLError where fallsBackOnServerError != nil && error.code != .cancelled {
       guard let entry, !Task.isCancelled else { throw error }
-      return try answer(entry, .networkFailed(error), request, exchange)
+      return answer(entry, .networkFailed(error), request)
     }
   }
 
@@ -157,12 +158,11 @@ struct CacheTransport: HTTPTransport {
 
   /// The entry after a `304`: the headers the 304 updates, stored again now.
   private func renew(
-    _ entry: CachedResponse, with http: HTTPURLResponse, request: URLRequest, key: String
-  )
-    async -> CachedResponse
-  {
+    _ entry: CachedResponse, with notModified: Response, request: URLRequest, key: String
+  ) async -> CachedResponse {
     var response = entry.response
-    for (name, value) in http.stringHeaders where !RenewedHeaders.kept.contains(name.lowercased()) {
+    for (name, value) in notModified.headers where !RenewedHeaders.kept.contains(name.lowercased())
+    {
       response.headers = response.headers.filter {
         $0.key.caseInsensitiveCompare(name) != .orderedSame
       }
@@ -175,15 +175,15 @@ struct CacheTransport: HTTPTransport {
     return CachedResponse(response: response, storedAt: Date())
   }
 
-  /// A cached answer to `request`, told to the exchange.
-  private func answer(
-    _ entry: CachedResponse, _ reason: CacheAnswer.Reason, _ request: URLRequest,
-    _ exchange: Exchange
-  ) throws -> (Data, HTTPURLResponse) {
-    exchange.cacheAnswer = CacheAnswer(storedAt: entry.storedAt, reason: reason)
-    let http = try HTTPURLResponse.answer(
-      to: request, status: entry.response.statusCode, headers: entry.response.headers)
-    return (entry.response.data, http)
+  /// A cached answer to `request`, saying why the cache answered.
+  private func answer(_ entry: CachedResponse, _ reason: CacheAnswer.Reason, _ request: URLRequest)
+    -> Response
+  {
+    var response = entry.response
+    response.request = request
+    response.isFromCache = true
+    response.cacheAnswer = CacheAnswer(storedAt: entry.storedAt, reason: reason)
+    return response
   }
 }
 

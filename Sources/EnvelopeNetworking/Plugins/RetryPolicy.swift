@@ -91,8 +91,15 @@ public struct RetryPolicy: Plugin {
     return wanted
   }
 
-  /// The wait this failure asks for, or nil when it is not retried.
-  func delay(after error: ProviderError, attempt: Int, now: Date = Date()) -> Duration? {
+  /// The wait this failure asks for (before `maxAttempts`, the method and `maxDelay` are
+  /// considered), or nil when its kind is not retried.
+  ///
+  /// - Parameters:
+  ///   - error: the failure.
+  ///   - attempt: 1 for the first attempt.
+  ///   - now: the time a `Retry-After` date is measured from.
+  /// - Returns: the backoff with jitter, the `Retry-After` of a 429 or 503, or nil.
+  public func delay(after error: ProviderError, attempt: Int, now: Date = Date()) -> Duration? {
     switch error {
     case .transport(let error):
       guard retriesTransportErrors, Self.retriedTransportErrors.contains(error.code) else {

@@ -124,16 +124,9 @@ extension Provider {
     return request
   }
 
-  /// send: one call to the line of transports; a cached answer says so.
+  /// send: one call to the line of transports (a cached answer says so itself).
   func send(_ request: URLRequest) async throws -> Response {
-    let (data, http) = try await line.send(request)
-    var response = Response(
-      statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
-    if let answer = Exchange.current?.cacheAnswer {
-      response.isFromCache = true
-      response.cacheAnswer = answer
-    }
-    return response
+    try await line.response(to: request)
   }
 
   /// validate: a status the target accepts. Otherwise a body that is an envelope of the

@@ -44,7 +44,7 @@ public final class Provider<Target: TargetType>: Sendable {
   /// the cache.
   public let sensitiveHeaders: Set<String>
   /// The line every request goes through, composed here: stubs → cache → timeout → `transport`.
-  let line: any HTTPTransport
+  let line: any LineTransport
   /// The cache's transport in the line, for the store stage and removal; nil without a cache.
   let cacheLayer: CacheTransport?
 
@@ -81,7 +81,7 @@ public final class Provider<Target: TargetType>: Sendable {
     self.baseURL = baseURL
     self.stubbing = stubbing
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
-    var line: any HTTPTransport = TimedTransport(base: transport)
+    var line: any LineTransport = TimedTransport(base: transport)
     cacheLayer = cache.map {
       CacheTransport(
         next: line, cache: $0, scope: cacheScope, baseURL: baseURL,

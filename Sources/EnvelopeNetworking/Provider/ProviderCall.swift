@@ -36,32 +36,23 @@ public struct ProviderCall: Sendable, Hashable {
 }
 
 /// One attempt as the provider's line of transports sees it: the call, the target, how the call
-/// uses the cache, and what the line did with it (whether the cache answered, and why).
+/// uses the cache, and the plugins (for token-refresh events).
 ///
 /// The provider sets it around each attempt (`Exchange.$current`); the stub and cache transports
 /// read the target from it, because `HTTPTransport.send` takes only the request.
 ///
-/// `@unchecked Sendable`: `cacheAnswer` is only touched with `lock` held; the rest is immutable.
-final class Exchange: @unchecked Sendable {
+final class Exchange: Sendable {
   let call: ProviderCall
   let target: any TargetType
   let cacheUse: CacheUse
   /// Hands a plugin's token-refresh events to every plugin (see `TokenRefresh`).
   let plugins: [any Plugin]
-  private let lock = NSLock()
-  private var answer: CacheAnswer?
 
   init(call: ProviderCall, target: any TargetType, cacheUse: CacheUse, plugins: [any Plugin]) {
     self.call = call
     self.target = target
     self.cacheUse = cacheUse
     self.plugins = plugins
-  }
-
-  /// Set by the cache transport when it answered instead of the network.
-  var cacheAnswer: CacheAnswer? {
-    get { lock.withLock { answer } }
-    set { lock.withLock { answer = newValue } }
   }
 
   /// The attempt the current transport or hook runs for; nil outside a provider call.

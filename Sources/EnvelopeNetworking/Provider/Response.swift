@@ -103,8 +103,9 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   }
 
   /// The error response's body read as your own type, leniently (RFC 9457 problem details,
-  /// `{"error":{"type":…,"message":…}}`, an envelope): nil when there is no response or it does
-  /// not decode.
+  /// `{"error":{"type":…,"message":…}}`, an envelope): nil when there is no response, it does
+  /// not decode, or it is not of that shape (the lenient decoder would have put a default in
+  /// place of a value or dropped one). Mismatched scalar kinds are coerced as usual.
   ///
   /// ```swift
   /// catch let error as ProviderError {
@@ -115,8 +116,11 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   /// - Parameter type: the error body's type.
   /// - Returns: the decoded body, or nil.
   public func errorBody<E: Decodable>(as type: E.Type) -> E? {
-    guard let data = response?.data, !data.isEmpty else { return nil }
-    return try? LenientDecoder().decode(E.self, from: data)
+    guard let data = response?.data, !data.isEmpty,
+      let decoded = try? LenientDecoder().decodeWithReport(E.self, from: data, at: .root),
+      !decoded.report.entries.contains(where: { [.defaulted, .dropped].contains($0.kind) })
+    else { return nil }
+    return decoded.value
   }
 
   /// A readable account with the response body.

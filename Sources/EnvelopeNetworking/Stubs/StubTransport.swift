@@ -7,24 +7,24 @@ import Foundation
 /// The first transport of a provider's line: answers a stubbed target from its `sample` (or the
 /// provider's scenario) and hands every other request on. The provider makes it from its
 /// `stub`, `stubbing`, `scenario` and `fixtures`.
-struct StubTransport<Target: TargetType>: HTTPTransport {
-  let next: any HTTPTransport
+struct StubTransport<Target: TargetType>: LineTransport {
+  let next: any LineTransport
   let behavior: @Sendable (Target) -> StubBehavior
   let scenario: String?
   let fixtures: URL?
 
   /// The stub's answer, or the next transport's when the target is not stubbed.
-  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    guard let stub = stub(for: Exchange.current) else { return try await next.send(request) }
+  func response(to request: URLRequest) async throws -> Response {
+    guard let stub = stub(for: Exchange.current) else {
+      return try await next.response(to: request)
+    }
     if Exchange.current?.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
     let answer = try stub.sample.resolve(fixtures: fixtures)
     if case .delayed(let delay) = stub.behavior { try await Task.sleep(for: delay) }
     if let delay = answer.delay { try await Task.sleep(for: delay) }
     if let failure = answer.failure { throw failure }
-    return (
-      answer.body,
-      try HTTPURLResponse.answer(to: request, status: answer.status, headers: answer.headers)
-    )
+    return Response(
+      statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
   }
 
   /// A stubbed download writes the sample's body to the file.
@@ -63,15 +63,23 @@ struct StubTransport<Target: TargetType>: HTTPTransport {
   }
 }
 
-extension HTTPURLResponse {
-  /// A response to `request` with a status and headers, as a stub or the cache answers.
-  static func answer(to request: URLRequest, status: Int, headers: [String: String]) throws
-    -> HTTPURLResponse
-  {
+/// A transport of the provider's line (stubs, the cache, the timeout around yours): it answers
+/// with a `Response` directly, so a stub's or the cache's answer is never turned into an
+/// `HTTPURLResponse` and back. Its `send` (what makes it an `HTTPTransport`) is built on that.
+protocol LineTransport: HTTPTransport {
+  /// The response to `request`.
+  func response(to request: URLRequest) async throws -> Response
+}
+
+extension LineTransport {
+  /// The body and an `HTTPURLResponse` made from `response(to:)`.
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let response = try await response(to: request)
     guard let url = request.url,
-      let response = HTTPURLResponse(
-        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+      let http = HTTPURLResponse(
+        url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
+        headerFields: response.headers)
     else { throw URLError(.badServerResponse) }
-    return response
+    return (response.data, http)
   }
 }

@@ -128,8 +128,14 @@ public struct URLSessionTransport: HTTPTransport {
 /// `URLError(.timedOut)` after the target's `timeout` (FoundationNetworking does not enforce
 /// `URLRequest.timeoutInterval` for a server that accepts and then stalls). An infinite timeout
 /// sets no timer.
-struct TimedTransport: HTTPTransport {
+struct TimedTransport: LineTransport {
   let base: any HTTPTransport
+
+  func response(to request: URLRequest) async throws -> Response {
+    let (data, http) = try await send(request)
+    return Response(
+      statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
+  }
 
   func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let seconds = Exchange.current?.target.timeout ?? request.timeoutInterval

@@ -50,10 +50,11 @@ extension HTTPTransport {
 }
 
 extension URLSessionTransport {
-  /// Streams the body to `file` with a download task (the session writes it as it arrives, so
-  /// memory stays flat whatever the size; a data task with a delegate buffered chunks when the
-  /// disk was slower than loopback), through a session with this transport's configuration and
-  /// the same redirect rule. A failed or cancelled download leaves no file.
+  /// Streams the body to `file`: each chunk is written to a `.part` file beside it as it arrives
+  /// and moved into place at the end, through a session with this transport's configuration and
+  /// the same redirect rule. A failed or cancelled download leaves no file, neither `file` nor
+  /// the part nor a temporary file (a download task leaves its temporary file behind when
+  /// cancelled on Linux, so none is used).
   ///
   /// - Parameters:
   ///   - request: the request.
@@ -65,7 +66,7 @@ extension URLSessionTransport {
     async throws -> HTTPURLResponse
   {
     try await transfer(request, destination: file, progress: progress) {
-      $0.downloadTask(with: request)
+      $0.dataTask(with: request)
     }
     .1
   }
@@ -94,7 +95,7 @@ extension URLSessionTransport {
     makeTask: @Sendable (URLSession) -> URLSessionTask
   ) async throws -> (Data, HTTPURLResponse) {
     let box = TaskBox()
-    return try await withTaskCancellationHandler {
+    let result = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let kind: TransferDelegate.Type =
           destination == nil ? UploadDelegate.self : DownloadDelegate.self
@@ -114,6 +115,12 @@ extension URLSessionTransport {
     } onCancel: {
       box.cancel()
     }
+    if box.isCancelled || Task.isCancelled {
+      // Cancelled as it finished: the caller left, so no file stays.
+      if let destination { try? FileManager.default.removeItem(at: destination) }
+      throw CancellationError()
+    }
+    return result
   }
 }
 
@@ -163,6 +170,7 @@ private class TransferDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sen
   ) {
     guard let continuation else { return }
     self.continuation = nil
+    finishWriting()
     let outcome = Result { () throws -> (Data, HTTPURLResponse) in
       if let failure { throw failure }
       if let error {
@@ -173,6 +181,9 @@ private class TransferDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sen
         throw URLError(.badServerResponse)
       }
       if let part, let destination {
+        if !FileManager.default.fileExists(atPath: part.path) {
+          FileManager.default.createFile(atPath: part.path, contents: nil)  // an empty body
+        }
         if FileManager.default.fileExists(atPath: destination.path) {
           try FileManager.default.removeItem(at: destination)
         }
@@ -183,6 +194,9 @@ private class TransferDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sen
     if case .failure = outcome, let part { try? FileManager.default.removeItem(at: part) }
     continuation.resume(with: outcome)
   }
+
+  /// Closes what the body was written to; the download's part file.
+  func finishWriting() {}
 }
 
 /// Keeps an upload's reply.
@@ -192,27 +206,39 @@ private final class UploadDelegate: TransferDelegate, URLSessionDataDelegate, @u
   }
 }
 
-/// Takes over the file a download task wrote, and reports its progress.
-private final class DownloadDelegate: TransferDelegate, URLSessionDownloadDelegate,
-  @unchecked Sendable
+/// Writes each chunk of the body to the part file as it arrives, and reports its progress.
+private final class DownloadDelegate: TransferDelegate, URLSessionDataDelegate, @unchecked Sendable
 {
+  private var handle: FileHandle?
+  private var written: Int64 = 0
+  private var expected: Int64?
+
   func urlSession(
-    _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
-    progress(totalBytesWritten, totalBytesExpectedToWrite >= 0 ? totalBytesExpectedToWrite : nil)
+    expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+    completionHandler(.allow)
   }
 
-  /// The session removes `location` when this returns: move it now.
-  func urlSession(
-    _ session: URLSession, downloadTask: URLSessionDownloadTask,
-    didFinishDownloadingTo location: URL
-  ) {
-    guard let part else { return }
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    guard failure == nil, let part else { return }
     do {
-      try FileManager.default.moveItem(at: location, to: part)
+      if handle == nil {
+        FileManager.default.createFile(atPath: part.path, contents: nil)
+        handle = try FileHandle(forWritingTo: part)
+      }
+      try handle?.write(contentsOf: data)
+      written += Int64(data.count)
+      progress(written, expected)
     } catch {
       failure = error
+      dataTask.cancel()
     }
+  }
+
+  override func finishWriting() {
+    try? handle?.close()
+    handle = nil
   }
 }

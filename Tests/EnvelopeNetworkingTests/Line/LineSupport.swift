@@ -1,0 +1,80 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+import LoopbackServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// Any route of the loopback server, with the settings a test needs.
+struct Route: TargetType {
+  var path: String
+  var queryItems: [String: String] = [:]
+  var method: HTTPMethod = .get
+  var cachePolicy: CachePolicy = .never
+  var timeout: TimeInterval = 10
+  var headers: [String: String] = [:]
+  var authorization: AuthorizationType = .none
+  var server: TestServer? = TestServer.shared
+
+  init(_ path: String, _ query: [String: String] = [:]) {
+    self.path = path
+    self.queryItems = query
+  }
+
+  var baseURL: URL { server?.baseURL ?? URL(fileURLWithPath: "/") }
+  var query: [URLQueryItem] {
+    queryItems.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+  }
+}
+
+/// How often the loopback server saw a key (and how many of those were conditional requests).
+struct Hits: Codable, Equatable { var count: Int; var conditional: Int }
+
+func hits(_ key: String) async throws -> Hits {
+  try await Provider<Route>().request(Route("/count", ["key": key]), as: Hits.self)
+}
+
+/// A fresh name for server-side state and temporary folders.
+func uniqueID() -> String { UUID().uuidString }
+
+/// A folder of its own below the temporary directory, removed by the caller.
+func temporaryFolder() -> URL {
+  FileManager.default.temporaryDirectory.appendingPathComponent("EnvelopeKitTests-\(uniqueID())")
+}
+
+/// When each hook ran, in order.
+final class Timeline: Plugin, @unchecked Sendable {
+  private let lock = NSLock()
+  private var events: [(name: String, at: ContinuousClock.Instant, detail: String)] = []
+
+  var all: [(name: String, at: ContinuousClock.Instant, detail: String)] {
+    lock.withLock { events }
+  }
+
+  private func add(_ name: String, _ detail: String = "") {
+    lock.withLock { events.append((name, ContinuousClock.now, detail)) }
+  }
+
+  func willSend(_ request: URLRequest, target: any TargetType) async {
+    add("willSend", request.httpMethod ?? "")
+  }
+  func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
+    add("didReceive")
+  }
+  func willRetry(after error: ProviderError, target: any TargetType, attempt: Int, delay: Duration)
+    async
+  {
+    add("willRetry", "\(attempt) \(delay)")
+  }
+  func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async {
+    add("refresh", "\(refresh)")
+  }
+}
+
+/// `Duration` as seconds.
+func seconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}

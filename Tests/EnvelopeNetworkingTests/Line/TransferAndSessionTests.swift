@@ -1,0 +1,95 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+import LoopbackServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The names in the temporary folder that a transfer could leave: `.tmp` and `.part-` files.
+func transferLeftovers(in folder: URL = FileManager.default.temporaryDirectory) -> Set<String> {
+  let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+  return Set(names.filter { $0.hasSuffix(".tmp") || $0.contains(".part-") })
+}
+
+@Suite(.serialized) struct TransferCancellationTests {
+  init() throws {
+    try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
+  }
+
+  @Test func abandoningADownloadAt2MBStopsItAndLeavesNoFile() async throws {
+    let folder = temporaryFolder()
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let before = transferLeftovers()
+    let file = folder.appendingPathComponent("big.bin")
+    let size = 20 << 20
+    var received: Int64 = 0
+    // 64 KB every 5 ms: 20 MB would take about 1.6 s.
+    for try await event in Provider<Route>().download(
+      Route("/bytes", ["n": "\(size)", "pause": "0.005"]), to: file)
+    {
+      if case .progress(let completed, _) = event, completed >= 2 << 20 {
+        received = completed
+        break
+      }
+    }
+    #expect(received >= 2 << 20 && received < Int64(size))
+    // Long enough for the whole body to have arrived had the transfer gone on.
+    try await Task.sleep(for: .seconds(2.5))
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    #expect(transferLeftovers().subtracting(before).isEmpty)
+  }
+
+  @Test func aCancelledConsumerGetsCancellationError() async throws {
+    let folder = temporaryFolder()
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let before = transferLeftovers()
+    let file = folder.appendingPathComponent("big.bin")
+    let started = HookLog()
+    let consumer = Task {
+      for try await event in Provider<Route>().download(
+        Route("/bytes", ["n": "\(20 << 20)", "pause": "0.005"]), to: file)
+      {
+        if case .progress = event { started.add("progress") }
+      }
+    }
+    while started.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    consumer.cancel()
+    do {
+      try await consumer.value
+      Issue.record("a cancelled download ended normally")
+    } catch {
+      #expect(error is CancellationError, "\(error)")
+    }
+    try await Task.sleep(for: .seconds(2.5))
+    #expect(!FileManager.default.fileExists(atPath: file.path))
+    #expect(transferLeftovers().subtracting(before).isEmpty)
+  }
+}
+
+@Suite struct IsolatedSessionTests {
+  init() throws {
+    try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
+  }
+
+  struct Echoed: Decodable { var headers: [String: String] }
+
+  @Test func oneUsersCookieNeverReachesTheNextUsersRequest() async throws {
+    let provider = Provider<Route>()  // the default transport
+    _ = try await provider.request(Route("/cookie/set", ["user": "alice"]), as: Counted.self)
+    let next = try await provider.request(Route("/headers"), as: Echoed.self)
+    #expect(!next.headers.keys.contains { $0.lowercased() == "cookie" }, "\(next.headers)")
+    // A Cookie header the app sets itself is sent as it is, not replaced by a jar.
+    var own = Route("/headers")
+    own.headers = ["Cookie": "session=bob"]
+    let sent = try await provider.request(own, as: Echoed.self)
+    #expect(sent.headers.first { $0.key.lowercased() == "cookie" }?.value == "session=bob")
+    #expect(URLSessionTransport().session.configuration.urlCache == nil)
+    #expect(URLSessionTransport().session.configuration.httpCookieStorage == nil)
+  }
+}
