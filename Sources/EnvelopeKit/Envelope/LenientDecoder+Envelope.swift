@@ -155,8 +155,9 @@ extension LenientDecoder {
     }
   }
 
-  /// The envelope as a pipeline reads it before decoding (the provider's status stage): the
-  /// status, and on success whether a `T` is there to decode, by the rule `decodeEnvelope`
+  /// Reads an envelope's status once, as a pipeline does before it decodes (the provider's
+  /// status stage), and keeps the scanned body for `decodePayload(_:of:in:)`: the code, the
+  /// message, and on success whether a `T` is there to decode, by the rule `decodeEnvelope`
   /// applies. A business failure is a status, not an error.
   ///
   /// - Parameters:
@@ -164,19 +165,46 @@ extension LenientDecoder {
   ///   - data: the response body.
   ///   - format: the envelope format.
   ///   - path: where the value is inside data.
-  /// - Returns: the status.
+  /// - Returns: the envelope read.
   /// - Throws: `EnvelopeError.missingCode`, `.invalidCode`, `.missingData` on a success without
   ///   the payload `T` needs, or `DecodingError.dataCorrupted` for malformed JSON.
-  package func envelopeStatus<T>(
+  package func readEnvelope<T>(
     expecting type: T.Type, from data: Data, format: EnvelopeFormat, at path: JSONPath
-  ) throws -> EnvelopeStatus {
+  ) throws -> ReadEnvelope {
     try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
       if status.isSuccess, Self.payloadIsMissing(T.self, in: document, format: format, at: path) {
         throw EnvelopeError.missingData(code: status.code)
       }
-      return status
+      return ReadEnvelope(
+        status: status, data: data, document: document, format: format, path: path)
     }
+  }
+
+  /// Decodes the payload of an envelope read by `readEnvelope`, from the document it scanned
+  /// when `data` is still the body it read (the same bytes in memory); otherwise (a plugin
+  /// handed on another body) as `decodeEnvelope` does, code check included.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - envelope: the envelope read.
+  ///   - data: the body to decode.
+  /// - Returns: the value and its report.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)`.
+  package func decodePayload<T: Decodable>(_ type: T.Type, of envelope: ReadEnvelope, in data: Data)
+    throws -> Decoded<T>
+  {
+    guard envelope.status.isSuccess, envelope.reads(data) else {
+      return try decodeEnvelopeWithReport(
+        type, from: data, format: envelope.format, at: envelope.path)
+    }
+    var decoder = self
+    decoder.envelope = envelope.format
+    let impl = DecoderImpl(options: DecodingOptions(decoder), document: envelope.document)
+    let value = try Self.payload(
+      type, with: impl, in: envelope.document, format: envelope.format, status: envelope.status,
+      at: envelope.path)
+    return Decoded(value: value, report: impl.recorder.report)
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
@@ -187,6 +215,40 @@ extension LenientDecoder {
       code: value(at: format.code), messages: format.messages.map(value), format: format)
   }
 
+}
+
+/// An envelope body read once (`LenientDecoder.readEnvelope`): its status, and the scanned
+/// document its payload is decoded from.
+///
+/// `@unchecked Sendable`: immutable; the document is read-only once scanned.
+package final class ReadEnvelope: @unchecked Sendable {
+  /// The code and message.
+  package let status: EnvelopeStatus
+  let data: Data
+  let document: JSONDocument
+  let format: EnvelopeFormat
+  let path: JSONPath
+
+  init(
+    status: EnvelopeStatus, data: Data, document: JSONDocument, format: EnvelopeFormat,
+    path: JSONPath
+  ) {
+    self.status = status
+    self.data = data
+    self.document = document
+    self.format = format
+    self.path = path
+  }
+
+  /// Whether `other` is the body this was read from: the same bytes in memory (a copy of a
+  /// `Data` shares them until one is changed). A body stored inline may compare unequal, which
+  /// only costs a second scan.
+  func reads(_ other: Data) -> Bool {
+    guard other.count == data.count else { return false }
+    return data.withUnsafeBytes { mine in
+      other.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
+    }
+  }
 }
 
 /// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by

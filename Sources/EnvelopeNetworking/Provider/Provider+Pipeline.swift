@@ -22,9 +22,10 @@ struct CallPlan<T> {
   var cacheUse: CacheUse = .byPolicy
   /// Reads the envelope's status (nil for calls that read no envelope, and for an empty body
   /// that stands for the empty value); throws for a body the call cannot decode.
-  var read: (Response) throws -> EnvelopeStatus?
-  /// Decodes the value from the response the plugins handed on.
-  var decode: (Response) throws -> Decoded<T>
+  var read: (Response) throws -> ReadEnvelope?
+  /// Decodes the value from the response the plugins handed on (from the envelope read, when
+  /// it is still that body).
+  var decode: (Response, ReadEnvelope?) throws -> Decoded<T>
 }
 
 extension Provider {
@@ -61,12 +62,19 @@ extension Provider {
     -> Result<DecodedResponse<T>, ProviderError>
   {
     let response: Response
-    switch try await exchange(target, read: plan.read, send: { try await self.send($0) }) {
+    var envelope: ReadEnvelope?
+    let result = try await exchange(target) { response in
+      envelope = try plan.read(response)
+      return envelope?.status
+    } send: {
+      try await self.send($0)
+    }
+    switch result {
     case .failure(let error): return .failure(error)
     case .success(let handedOn): response = handedOn
     }
     do {
-      let decoded = try plan.decode(response)
+      let decoded = try plan.decode(response, envelope)
       return .success(
         DecodedResponse(value: decoded.value, response: response, report: decoded.report))
     } catch {
@@ -178,20 +186,21 @@ extension Provider {
   // MARK: - What calls read
 
   /// An envelope call: the status and the payload's presence read first, then `T` decoded at
-  /// `path` inside data (the code is checked again in the same pass, so a plugin that replaced
-  /// the body cannot slip a failure through).
+  /// `path` inside data from the same scan (a body a plugin replaced is decoded as
+  /// `decodeEnvelope` does, its code checked).
   func envelopePlan<T: Decodable>(
     _ type: T.Type, _ target: Target, at path: JSONPath = .root, cacheUse: CacheUse = .byPolicy
   ) -> CallPlan<T> {
     let format = target.envelope ?? decoder.envelope
     return CallPlan(cacheUse: cacheUse) { [decoder] response in
       if try Self.emptyValue(T.self, response, target) != nil { return nil }
-      return try decoder.envelopeStatus(
+      return try decoder.readEnvelope(
         expecting: T.self, from: response.data, format: format, at: path)
-    } decode: { [decoder] response in
+    } decode: { [decoder] response, envelope in
       if let empty = try Self.emptyValue(T.self, response, target) {
         return Decoded(value: empty, report: DecodingReport())
       }
+      if let envelope { return try decoder.decodePayload(T.self, of: envelope, in: response.data) }
       return try decoder.decodeEnvelopeWithReport(
         T.self, from: response.data, format: format, at: path)
     }
@@ -202,7 +211,7 @@ extension Provider {
     CallPlan { response in
       _ = try Self.emptyValue(T.self, response, target)
       return nil
-    } decode: { [decoder] response in
+    } decode: { [decoder] response, _ in
       if let empty = try Self.emptyValue(T.self, response, target) {
         return Decoded(value: empty, report: DecodingReport())
       }

@@ -122,8 +122,8 @@ public final class Provider<Target: TargetType>: Sendable {
   public func response(_ target: Target) async throws -> Response {
     let plan = CallPlan<Response> { _ in
       nil
-    } decode: {
-      Decoded(value: $0, report: DecodingReport())
+    } decode: { response, _ in
+      Decoded(value: response, report: DecodingReport())
     }
     return try await run(target, plan).value
   }
@@ -234,11 +234,12 @@ public final class Provider<Target: TargetType>: Sendable {
     return try? await Exchange.$current.withValue(exchange) {
       let response = try await send(prepare(build(target), target))
       let plan = envelopePlan(T.self, target)
-      guard try plan.read(response)?.isSuccess ?? true, let answer = response.cacheAnswer else {
+      let envelope = try plan.read(response)
+      guard envelope?.status.isSuccess ?? true, let answer = response.cacheAnswer else {
         return nil
       }
-      return Sourced(
-        value: try plan.decode(response).value, source: .cache(storedAt: answer.storedAt))
+      let value = try plan.decode(response, envelope).value
+      return Sourced(value: value, source: .cache(storedAt: answer.storedAt))
     }
   }
 

@@ -79,6 +79,31 @@ struct SessionExpired: Error, Equatable { var message: String? }
     #expect(CountedUser.decodes.all.count - before == 2)
   }
 
+  @Test func aBodyAPluginReplacesIsDecodedWithItsOwnCodeChecked() async throws {
+    struct Replace: Plugin {
+      let body: String
+      func process(_ result: Result<Response, ProviderError>, target: any TargetType) async
+        -> Result<Response, ProviderError>
+      {
+        result.map { response in
+          var copy = response
+          copy.data = Data(body.utf8)
+          return copy
+        }
+      }
+    }
+    let replaced = Provider<Route>(
+      plugins: [Replace(body: #"{"code":0,"data":{"id":2,"name":"Grace"}}"#)])
+    #expect(try await replaced.request(Route("/envelope/ok"), as: User.self).name == "Grace")
+    let failing = Provider<Route>(plugins: [Replace(body: #"{"code":7,"msg":"no"}"#)])
+    do {
+      _ = try await failing.request(Route("/envelope/ok"), as: User.self)
+      Issue.record("a replaced failure decoded")
+    } catch ProviderError.business(let code, _, _) {
+      #expect(code == 7)
+    }
+  }
+
   @Test func accessTokenPluginDecidesOnTheStatusThePipelineRead() async throws {
     // The provider's own format (not the default one): code at `status`, a mapped error.
     let format = EnvelopeFormat(
