@@ -71,8 +71,8 @@ final class TransferOwner: @unchecked Sendable {
 extension Provider {
   /// Streams the target's response body to `file`, yielding progress, then `.finished`.
   ///
-  /// Memory stays flat whatever the size (`URLSessionTransport` writes each chunk as it
-  /// arrives; other transports write the whole body). The status is validated as for any call.
+  /// The body never sits in memory whole (`URLSessionTransport` writes each chunk as it
+  /// arrives: +33 MB for a 100 MB body on loopback; other transports write the whole body). The status is validated as for any call.
   /// Breaking out of the loop or cancelling the consuming task stops the transfer at once; a
   /// failed or cancelled download leaves no file. Plugins see `prepare`, `willSend`,
   /// `didReceive` and `process`; there is no retry.
