@@ -181,8 +181,10 @@ private class TransferDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sen
         throw URLError(.badServerResponse)
       }
       if let part, let destination {
-        if !FileManager.default.fileExists(atPath: part.path) {
-          FileManager.default.createFile(atPath: part.path, contents: nil)  // an empty body
+        if !FileManager.default.fileExists(atPath: part.path),  // an empty body
+          !FileManager.default.createFile(atPath: part.path, contents: nil)
+        {
+          throw CocoaError(.fileWriteUnknown)
         }
         if FileManager.default.fileExists(atPath: destination.path) {
           try FileManager.default.removeItem(at: destination)
@@ -225,7 +227,9 @@ private final class DownloadDelegate: TransferDelegate, URLSessionDataDelegate, 
     guard failure == nil, let part else { return }
     do {
       if handle == nil {
-        FileManager.default.createFile(atPath: part.path, contents: nil)
+        guard FileManager.default.createFile(atPath: part.path, contents: nil) else {
+          throw CocoaError(.fileWriteUnknown)
+        }
         handle = try FileHandle(forWritingTo: part)
       }
       try handle?.write(contentsOf: data)

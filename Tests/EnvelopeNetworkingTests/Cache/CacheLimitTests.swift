@@ -59,8 +59,11 @@ func text(_ entry: CachedResponse?) -> String? {
   }
 }
 
-@Suite struct DiskCacheLimitTests {
+@Suite final class DiskCacheLimitTests {
   let folder = temporaryFolder()
+
+  // A fresh instance per test: whatever the test did, its folder goes with it.
+  deinit { try? FileManager.default.removeItem(at: folder) }
 
   @Test func leastRecentlyUsedEntriesAreEvictedPastTheByteLimit() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -144,8 +147,11 @@ struct KeyedTarget: TargetType {
   var timeout: TimeInterval { 10 }
 }
 
-@Suite(.serialized) struct ProviderCacheKeyTests {
+@Suite(.serialized) final class ProviderCacheKeyTests {
   let folder = temporaryFolder()
+
+  // A fresh instance per test: whatever the test did, its folder goes with it.
+  deinit { try? FileManager.default.removeItem(at: folder) }
 
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")

@@ -45,8 +45,11 @@ struct CachedTarget: TargetType {
   }
 }
 
-@Suite struct DiskCacheTests {
+@Suite final class DiskCacheTests {
   let folder = temporaryFolder()
+
+  // A fresh instance per test: whatever the test did, its folder goes with it.
+  deinit { try? FileManager.default.removeItem(at: folder) }
 
   func request(_ url: String, token: String? = nil) -> URLRequest {
     var request = URLRequest(url: URL(string: url) ?? URL(fileURLWithPath: "/"))
@@ -106,8 +109,11 @@ struct CachedTarget: TargetType {
   }
 }
 
-@Suite(.serialized) struct ProviderCacheTests {
+@Suite(.serialized) final class ProviderCacheTests {
   let folder = temporaryFolder()
+
+  // A fresh instance per test: whatever the test did, its folder goes with it.
+  deinit { try? FileManager.default.removeItem(at: folder) }
 
   @Test func freshEntryAnswersWithoutTheNetworkAndStaleOneReloads() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -40,11 +40,6 @@ func hits(_ key: String) async throws -> Hits {
 /// A fresh name for server-side state and temporary folders.
 func uniqueID() -> String { UUID().uuidString }
 
-/// A folder of its own below the temporary directory, removed by the caller.
-func temporaryFolder() -> URL {
-  FileManager.default.temporaryDirectory.appendingPathComponent("EnvelopeKitTests-\(uniqueID())")
-}
-
 /// When each hook ran, in order.
 final class Timeline: Plugin, @unchecked Sendable {
   private let lock = NSLock()

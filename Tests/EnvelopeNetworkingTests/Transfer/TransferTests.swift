@@ -35,8 +35,11 @@ func residentBytes() -> Int? {
 
 struct Received: Decodable, Equatable { var received: Int; var contentType: String }
 
-@Suite(.serialized) struct TransferTests {
+@Suite(.serialized) final class TransferTests {
   let folder = temporaryFolder()
+
+  // A fresh instance per test: whatever the test did, its folder goes with it.
+  deinit { try? FileManager.default.removeItem(at: folder) }
 
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
