@@ -219,13 +219,7 @@ final class EncodedTree {
   }
 
   private func growBytes(to needed: Int) {
-    var capacity = byteCapacity * 2
-    while capacity < needed { capacity *= 2 }
-    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-    grown.moveInitialize(from: bytes, count: byteCount)
-    bytes.deallocate()
-    bytes = grown
-    byteCapacity = capacity
+    (bytes, byteCapacity) = grownBytes(bytes, count: byteCount, capacity: byteCapacity, to: needed)
   }
 
   @inline(__always)
@@ -258,4 +252,17 @@ final class EncodedTree {
     escapedKeys[Int32(truncatingIfNeeded: member)] = key
     hasEscapedKeys = true
   }
+}
+
+/// `bytes` moved into a buffer of at least `needed` bytes (the capacity doubled until it fits),
+/// the old one freed: how the arena and the writer's output grow.
+func grownBytes(
+  _ bytes: UnsafeMutablePointer<UInt8>, count: Int, capacity: Int, to needed: Int
+) -> (UnsafeMutablePointer<UInt8>, Int) {
+  var grown = capacity * 2
+  while grown < needed { grown *= 2 }
+  let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+  moved.moveInitialize(from: bytes, count: count)
+  bytes.deallocate()
+  return (moved, grown)
 }

@@ -43,13 +43,8 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var level = depth
     for (position, component) in mapped.components.enumerated() {
       guard case .key(let name) = component else {
-        throw EncodingError.invalidValue(
-          key.stringValue,
-          EncodingError.Context(
-            codingPath: codingPath + [key],
-            debugDescription:
-              "The mapped path \(mapped) has an array index; a mapped key is written at object keys only."
-          ))
+        throw mappedPathError(
+          mapped, key, "has an array index; a mapped key is written at object keys only")
       }
       if position == mapped.components.count - 1 {
         return tree.appendMember(named: name, to: object)
@@ -57,13 +52,8 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
       if let existing = tree.member(of: object, named: name) {
         guard let nested = tree.members[existing].container, tree.containers[nested].isObject
         else {
-          throw EncodingError.invalidValue(
-            key.stringValue,
-            EncodingError.Context(
-              codingPath: codingPath + [key],
-              debugDescription:
-                "The mapped path \(mapped) goes through \"\(name)\", which holds a value, not an object."
-            ))
+          throw mappedPathError(
+            mapped, key, "goes through \"\(name)\", which holds a value, not an object")
         }
         object = nested
       } else {
@@ -73,6 +63,14 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
       level += 1
     }
     return tree.appendMember(named: key.stringValue, to: object)
+  }
+
+  /// `The mapped path <path> <problem>.` for `key`, at its coding path.
+  private func mappedPathError(_ mapped: JSONPath, _ key: Key, _ problem: String) -> EncodingError {
+    EncodingError.invalidValue(
+      key.stringValue,
+      EncodingError.Context(
+        codingPath: codingPath + [key], debugDescription: "The mapped path \(mapped) \(problem)."))
   }
 
   // MARK: - Values

@@ -326,13 +326,7 @@ private struct Output {
   @inline(__always)
   mutating func reserve(_ extra: Int) {
     guard count + extra > capacity else { return }
-    var grown = capacity * 2
-    while grown < count + extra { grown *= 2 }
-    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-    moved.moveInitialize(from: base, count: count)
-    base.deallocate()
-    base = moved
-    capacity = grown
+    (base, capacity) = grownBytes(base, count: count, capacity: capacity, to: count + extra)
   }
 
   @inline(__always)

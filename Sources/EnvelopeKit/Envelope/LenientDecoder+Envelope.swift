@@ -173,7 +173,9 @@ extension LenientDecoder {
   ) throws -> ReadEnvelope {
     try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
-      if status.isSuccess, Self.payloadIsMissing(T.self, in: document, format: format, at: path) {
+      if status.isSuccess,
+        Self.payloadIsMissing(T.self, dataIsEmpty: Self.dataIsEmpty(document, format), at: path)
+      {
         throw EnvelopeError.missingData(code: status.code)
       }
       return ReadEnvelope(
@@ -271,14 +273,15 @@ extension LenientDecoder {
     _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
     status: EnvelopeStatus, at path: JSONPath
   ) throws -> T {
-    if payloadIsMissing(T.self, in: document, format: format, at: path) {
+    let dataIsEmpty = dataIsEmpty(document, format)
+    if payloadIsMissing(T.self, dataIsEmpty: dataIsEmpty, at: path) {
       throw EnvelopeError.missingData(code: status.code)
     }
     if !path.components.isEmpty {
       // Inside data: the path is decoded as any key path is.
       return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
     }
-    if dataIsEmpty(document, format), let empty = EmptyPayload.value(T.self) {
+    if dataIsEmpty, let empty = EmptyPayload.value(T.self) {
       // The envelope's rule, not drift: both policies give the empty payload, unreported.
       return empty
     }
@@ -287,15 +290,15 @@ extension LenientDecoder {
 
   /// The one rule for `EnvelopeError.missingData`: data is null or missing, and `T` has no
   /// empty value (at data itself) or is not Optional (at a path inside data).
-  fileprivate static func payloadIsMissing<T>(
-    _ type: T.Type, in document: JSONDocument, format: EnvelopeFormat, at path: JSONPath
-  ) -> Bool {
-    guard dataIsEmpty(document, format) else { return false }
+  fileprivate static func payloadIsMissing<T>(_ type: T.Type, dataIsEmpty: Bool, at path: JSONPath)
+    -> Bool
+  {
+    guard dataIsEmpty else { return false }
     if !path.components.isEmpty { return !(T.self is any DecodableOptional.Type) }
     return EmptyPayload.value(T.self) == nil
   }
 
-  private static func dataIsEmpty(_ document: JSONDocument, _ format: EnvelopeFormat) -> Bool {
+  fileprivate static func dataIsEmpty(_ document: JSONDocument, _ format: EnvelopeFormat) -> Bool {
     document.index(at: format.data).map { document.kind($0) == .null } ?? true
   }
 }

@@ -25,6 +25,8 @@ struct CacheTransport: LineTransport {
   let scope: (@Sendable () async -> String?)?
   let baseURL: URL?
   let redaction: Redaction
+  /// Transfers are never cached.
+  var transfers: any HTTPTransport { next }
 
   /// The cache's answer, else the next transport's (revalidating an entry when it can).
   func response(to request: URLRequest) async throws -> Response {
@@ -61,20 +63,6 @@ struct CacheTransport: LineTransport {
       guard let entry, !Task.isCancelled else { throw error }
       return answer(entry, .networkFailed(error), request)
     }
-  }
-
-  /// Transfers are never cached.
-  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
-    async throws -> HTTPURLResponse
-  {
-    try await next.download(request, to: file, progress: progress)
-  }
-
-  /// Transfers are never cached.
-  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
-    async throws -> (Data, HTTPURLResponse)
-  {
-    try await next.upload(request, fromFile: file, progress: progress)
   }
 
   // MARK: - Storing and removing

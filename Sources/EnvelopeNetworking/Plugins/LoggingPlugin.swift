@@ -108,14 +108,12 @@ public struct LoggingPlugin: Plugin {
     switch result {
     case .success(let response):
       var line = "\(prefix(call))← \(response.statusCode) \(summary(response, timing))"
-      if let answer = response.cacheAnswer { line += cacheSource(answer) }
-      let offline: Bool
-      if case .networkFailed = response.cacheAnswer?.reason {
-        offline = true
-      } else {
-        offline = false
+      var lineLevel = LogLevel.info
+      if let answer = response.cacheAnswer {
+        line += cacheSource(answer)
+        if case .networkFailed = answer.reason { lineLevel = .warning }  // offline: worth seeing
       }
-      write(offline ? .warning : .info, line)
+      write(lineLevel, line)
       debugBody(response, call)
     case .failure(.business(let code, let message, let response)):
       let text = message.map { " \"\($0)\"" } ?? ""

@@ -122,10 +122,7 @@ public struct RetryPolicy: Plugin {
 
   /// `baseDelay × 2^(attempt - 1)`, between half and all of it, at most `maxDelay`.
   private func backoff(attempt: Int) -> Duration {
-    let base =
-      Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
-    let limit = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
-    let full = min(limit, base * pow(2, Double(min(attempt - 1, 62))))
+    let full = min(maxDelay.seconds, baseDelay.seconds * pow(2, Double(min(attempt - 1, 62))))
     let jittered = full / 2 + Double.random(in: 0...1) * full / 2
     return .milliseconds(Int64(jittered * 1000))
   }

@@ -264,10 +264,3 @@ extension Provider {
     return error
   }
 }
-
-extension CachedResponse {
-  /// Stored less than `maxAge` ago; an entry dated in the future is stale.
-  func isFresh(_ maxAge: Duration) -> Bool {
-    CacheTransport.isFresh(self, .cacheElseLoad(maxAge: maxAge))
-  }
-}

@@ -12,6 +12,7 @@ struct StubTransport<Target: TargetType>: LineTransport {
   let behavior: @Sendable (Target) -> StubBehavior
   let scenario: String?
   let fixtures: URL?
+  var transfers: any HTTPTransport { next }
 
   /// The stub's answer, or the next transport's when the target is not stubbed.
   func response(to request: URLRequest) async throws -> Response {
@@ -69,17 +70,43 @@ struct StubTransport<Target: TargetType>: LineTransport {
 protocol LineTransport: HTTPTransport {
   /// The response to `request`.
   func response(to request: URLRequest) async throws -> Response
+  /// Where downloads and uploads go (the line never caches or times them).
+  var transfers: any HTTPTransport { get }
 }
 
 extension LineTransport {
   /// The body and an `HTTPURLResponse` made from `response(to:)`.
   func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let response = try await response(to: request)
-    guard let url = request.url,
-      let http = HTTPURLResponse(
-        url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
-        headerFields: response.headers)
-    else { throw URLError(.badServerResponse) }
+    let http = try HTTPURLResponse.answer(
+      to: request, status: response.statusCode, headers: response.headers)
     return (response.data, http)
+  }
+
+  /// Hands the download on to `transfers`.
+  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
+    async throws -> HTTPURLResponse
+  {
+    try await transfers.download(request, to: file, progress: progress)
+  }
+
+  /// Hands the upload on to `transfers`.
+  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
+    async throws -> (Data, HTTPURLResponse)
+  {
+    try await transfers.upload(request, fromFile: file, progress: progress)
+  }
+}
+
+extension HTTPURLResponse {
+  /// A response to `request` with a status and headers, as the line's transports answer.
+  static func answer(to request: URLRequest, status: Int, headers: [String: String]) throws
+    -> HTTPURLResponse
+  {
+    guard let url = request.url,
+      let response = HTTPURLResponse(
+        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+    else { throw URLError(.badServerResponse) }
+    return response
   }
 }

@@ -130,6 +130,8 @@ public struct URLSessionTransport: HTTPTransport {
 /// sets no timer.
 struct TimedTransport: LineTransport {
   let base: any HTTPTransport
+  /// Transfers have no provider timeout.
+  var transfers: any HTTPTransport { base }
 
   func response(to request: URLRequest) async throws -> Response {
     let (data, http) = try await send(request)
@@ -152,17 +154,6 @@ struct TimedTransport: LineTransport {
     }
   }
 
-  func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
-    async throws -> HTTPURLResponse
-  {
-    try await base.download(request, to: file, progress: progress)
-  }
-
-  func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
-    async throws -> (Data, HTTPURLResponse)
-  {
-    try await base.upload(request, fromFile: file, progress: progress)
-  }
 }
 
 /// The one rule for a target's `timeout`: a positive number of seconds, or `.infinity` for none.
