@@ -212,13 +212,6 @@ struct SessionExpired: Error, Equatable { var message: String? }
     let timeline = Timeline()
     let id = uniqueID()
     let provider = Provider<Route>(plugins: [RetryPolicy(baseDelay: .milliseconds(10)), timeline])
-    // How late a one-second sleep wakes on this machine now (the test runs beside CPU-bound
-    // tests that can hold the executor's threads): the wait may be late by as much, never early.
-    async let lateness: Duration = {
-      let start = ContinuousClock.now
-      try? await Task.sleep(for: .seconds(1))
-      return ContinuousClock.now - start - .seconds(1)
-    }()
     let count = try await provider.request(
       Route("/flaky", ["id": id, "fails": "1", "status": "503", "after": "1"]), as: Hits.self
     ).count
@@ -226,12 +219,13 @@ struct SessionExpired: Error, Equatable { var message: String? }
     let events = timeline.all
     let failed = try #require(events.first { $0.name == "didReceive" })
     let retried = try #require(events.last { $0.name == "willSend" })
-    let waited = seconds(retried.at - failed.at)
-    let late = max(0, seconds(await lateness))
-    #expect(
-      waited >= 0.8 && waited <= 1.2 + late,
-      "waited \(waited) s for Retry-After: 1 (late \(late) s)")
+    // The policy chose exactly the server's second (not its 10 ms backoff), and the provider
+    // never retried early. How late the retry starts is the machine's business (a loaded CI
+    // runner wakes a sleeping task hundreds of milliseconds late), so only a bound far from
+    // both a backoff and a doubled wait is checked.
     #expect(events.contains { $0.name == "willRetry" && $0.detail == "2 1.0 seconds" })
+    let waited = seconds(retried.at - failed.at)
+    #expect(waited >= 0.95 && waited < 10, "waited \(waited) s for Retry-After: 1")
   }
 
   @Test func retryAfterAsAnHTTPDateIsHonoured() throws {
@@ -324,7 +318,8 @@ struct SessionExpired: Error, Equatable { var message: String? }
     } catch ProviderError.status(let response) {
       #expect(response.statusCode == 429)
     }
-    #expect(ContinuousClock.now - started < .seconds(1))
+    // Far below the 30 s asked for (a loaded runner may take a while for the one request).
+    #expect(ContinuousClock.now - started < .seconds(10))
     #expect(try await hits("flaky" + id).count == 1)
   }
 }
