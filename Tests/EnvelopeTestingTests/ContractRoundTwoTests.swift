@@ -152,10 +152,15 @@ struct Count: Decodable, Equatable { var count: Int }
     defer { try? FileManager.default.removeItem(at: folder) }
     let server = try #require(TestServer.shared, "python3 must be available")
     let target = CassetteTarget(baseURL: server.baseURL, path: "/envelope/ok")
-    await withKnownIssue("record mode `failed` fails the run that records") {
+    let line = #line + 3
+    try await withKnownIssue("record mode `failed` fails the run that records") {
       let provider = Provider<CassetteTarget>(
         transport: try RecordingTransport(folder: folder, mode: .failed))
       _ = try await provider.request(target, as: CassetteUser.self)
+    } matching: { issue in
+      // Reported where the test made the transport, not inside the library.
+      issue.sourceLocation?.line == line
+        && issue.sourceLocation?.fileName == "ContractRoundTwoTests.swift"
     }
     let again = Provider<CassetteTarget>(
       transport: try RecordingTransport(folder: folder, mode: .failed))

@@ -1,5 +1,8 @@
 import EnvelopeKit
+import EnvelopeNetworking
 import EnvelopeTesting
+import Foundation
+import LoopbackServer
 import XCTest
 
 /// The XCTest flavour of the contract assertions. Failures the assertions raise on purpose are
@@ -59,5 +62,25 @@ final class FixtureContractXCTests: XCTestCase {
       captured.last?.message.contains(
         #"contracts/users/ada.json: expected a business failure, found success(code: 0, message: "ok")"#
       ) == true, captured.last?.message ?? "")
+  }
+
+  func testFailedRecordModeFailsThisXCTestAtTheLineThatMadeTheTransport() async throws {
+    guard let server = TestServer.shared else { throw XCTSkip("python3 must be available") }
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    capturing = true
+    let line = #line + 1
+    let transport = try RecordingTransport(folder: folder, mode: .failed)
+    let user = try await Provider<CassetteTarget>(transport: transport).request(
+      CassetteTarget(baseURL: server.baseURL, path: "/envelope/ok"), as: CassetteUser.self)
+    capturing = false
+
+    XCTAssertEqual(user, CassetteUser(id: 1, name: "Ada"))
+    XCTAssertEqual(captured.count, 1)
+    XCTAssertEqual(captured.first?.line, line)
+    XCTAssertEqual(captured.first?.file, #filePath)
+    XCTAssertTrue(
+      captured.first?.message.contains("GET_envelope_ok.json (record mode `failed`)") == true,
+      captured.first?.message ?? "")
   }
 }

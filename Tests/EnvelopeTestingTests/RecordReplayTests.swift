@@ -1,9 +1,10 @@
 import EnvelopeKit
 import EnvelopeNetworking
-import EnvelopeTesting
 import Foundation
 import LoopbackServer
 import Testing
+
+@testable import EnvelopeTesting
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -198,13 +199,34 @@ func text(_ folder: URL, _ name: String) throws -> String {
   }
 
   @Test func modeComesFromTheEnvironment() throws {
-    #expect(try RecordMode.fromEnvironment(default: .never) == .never)
-    setenv(RecordMode.environmentKey, "ALL", 1)
-    defer { unsetenv(RecordMode.environmentKey) }
-    #expect(try RecordingTransport(folder: makeFolder()).mode == .all)
-    setenv(RecordMode.environmentKey, "sometimes", 1)
-    let error = try #require(throws: RecordModeError.self) { try RecordMode.fromEnvironment() }
-    #expect(
-      error.description == "ENVELOPEKIT_RECORD=sometimes is not one of missing, all, never, failed")
+    try RecordMode.$environment.withValue([:]) { () throws in
+      #expect(try RecordMode.fromEnvironment(default: .never) == .never)
+      #expect(try RecordMode.fromEnvironment() == .missing)
+    }
+    try RecordMode.$environment.withValue([RecordMode.environmentKey: "ALL"]) { () throws in
+      #expect(try RecordingTransport(folder: makeFolder()).mode == .all)
+    }
+    try RecordMode.$environment.withValue([RecordMode.environmentKey: "sometimes"]) {
+      let error = try #require(throws: RecordModeError.self) { try RecordMode.fromEnvironment() }
+      #expect(
+        error.description
+          == "ENVELOPEKIT_RECORD=sometimes is not one of missing, all, never, failed")
+    }
+  }
+
+  @Test(arguments: [
+    ("true", RecordMode.never), ("1", .never), ("yes", .never), ("TRUE", .never), ("", .missing),
+    ("0", .missing), ("false", .missing), ("False", .missing),
+  ])
+  func onCINothingIsRecordedUnlessAsked(ci: String, mode: RecordMode) throws {
+    try RecordMode.$environment.withValue(["CI": ci]) { () throws in
+      #expect(try RecordMode.fromEnvironment() == mode)
+      #expect(try RecordingTransport(folder: makeFolder()).mode == mode)
+    }
+    // ENVELOPEKIT_RECORD still decides when it is set.
+    try RecordMode.$environment.withValue(["CI": ci, RecordMode.environmentKey: "all"]) {
+      () throws in
+      #expect(try RecordMode.fromEnvironment() == .all)
+    }
   }
 }

@@ -15,6 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 USER = {"id": 1, "name": "Ada"}
+# Token rotation (/rot/...): the access token a login gives is already expired, a refresh token
+# works once and is replaced, as OAuth servers that rotate refresh tokens do.
+ROTATION = {"access": set(), "refresh": set(), "serial": 0}
+ROTATION_PASSWORD = "kiwi"
 COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
 SEEN = set()
@@ -191,6 +195,40 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "name": account.get("name", ""), "token": "secret-" + account.get("name", ""),
             }}, headers=[("Set-Cookie", "session=abc123; HttpOnly"), ("X-Request-Id", "42")])
+        elif route == "/rot/login":
+            account = json.loads(body or b"{}")
+            if account.get("password") != ROTATION_PASSWORD:
+                self.send(401, {"code": 40102, "msg": "wrong password", "data": None})
+                return
+            with COUNTER_LOCK:
+                ROTATION["serial"] += 1
+                serial = ROTATION["serial"]
+                ROTATION["refresh"].add("refresh-%d" % serial)
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "access_token": "expired-%d" % serial, "refresh_token": "refresh-%d" % serial}})
+        elif route == "/rot/refresh":
+            token = json.loads(body or b"{}").get("refresh_token")
+            with COUNTER_LOCK:
+                valid = token in ROTATION["refresh"]
+                if valid:
+                    ROTATION["refresh"].discard(token)
+                    ROTATION["serial"] += 1
+                    serial = ROTATION["serial"]
+                    ROTATION["access"].add("access-%d" % serial)
+                    ROTATION["refresh"].add("refresh-%d" % serial)
+            if not valid:
+                self.send(401, {"code": 40101, "msg": "refresh token invalid", "data": None})
+                return
+            self.send(200, {"code": 0, "msg": "ok", "data": {
+                "access_token": "access-%d" % serial, "refresh_token": "refresh-%d" % serial}})
+        elif route == "/rot/me":
+            token = (self.headers.get("Authorization") or "")[len("Bearer "):]
+            with COUNTER_LOCK:
+                valid = token in ROTATION["access"]
+            if valid:
+                self.send(200, {"code": 0, "msg": "ok", "data": USER})
+            else:
+                self.send(401, {"code": 40100, "msg": "token expired", "data": None})
         elif route == "/echo":
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "method": self.command,

@@ -184,7 +184,7 @@ public enum JSON: Hashable, Sendable {
   public var rawText: String { text(pretty: false, sortedKeys: false) }
 
   /// The text of this value through the one writer.
-  func text(pretty: Bool, sortedKeys: Bool) -> String {
+  package func text(pretty: Bool, sortedKeys: Bool) -> String {
     let tree = EncodedTree(escapesSlashes: false)
     tree.appendJSON(self, into: 0, depth: 1)
     let writer = JSONWriter(

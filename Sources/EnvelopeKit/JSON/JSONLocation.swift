@@ -27,23 +27,49 @@ package struct JSONLocation: Equatable, Sendable {
   ///   - path: keys by `stringValue` in objects, `intValue` in arrays.
   ///   - data: the JSON text.
   ///   - prefix: object keys leading to where `path` starts, e.g. `["response", "body"]`.
+  ///   - keys: the decoder's key strategy: a model's key (`userId`) is found under the JSON key
+  ///     the decoder reads for it (`user_id` with `.convertFromSnakeCase`), the first
+  ///     occurrence winning as in decoding.
   /// - Returns: the deepest value reached, or nil when `data` is not JSON or `prefix` is missing.
   package static func locate(
-    _ path: [any CodingKey], in data: Data, under prefix: [String] = []
+    _ path: [any CodingKey], in data: Data, under prefix: [String] = [],
+    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys
   ) -> JSONLocation? {
     guard let document = try? JSONDocument(data: data, maxDepth: 10_000),
       var index = document.index(at: JSONPath(prefix.map { .key($0) }))
     else { return nil }
     var depth = 0
-    for key in path {
-      // An array element's key is its `intValue`; anything else is looked up by name.
-      let component: JSONPath.Component? =
-        document.kind(index) == .array ? key.intValue.map { .index($0) } : .key(key.stringValue)
-      guard let found = component.flatMap({ document.child($0, of: index) }) else { break }
+    for (step, key) in path.enumerated() {
+      let found: Int?
+      switch document.kind(index) {
+      case .array:
+        found = key.intValue.flatMap { document.child(.index($0), of: index) }
+      case .object:
+        if let convert = keys.conversion(at: Array(path[..<step])) {
+          found =
+            document.members(of: index).first {
+              convert(document.string($0.key)) == key.stringValue
+            }?.value
+        } else {
+          found = document.child(.key(key.stringValue), of: index)
+        }
+      default:
+        found = nil
+      }
+      guard let found else { break }
       index = found
       depth += 1
     }
     return document.location(of: index, depth: depth)
+  }
+
+  /// Follows a report path (`data.list[2].id`, as `DecodingReport` writes it) as `locate` does.
+  package static func locate(
+    reportPath: String, in data: Data, under prefix: [String] = [],
+    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys
+  ) -> JSONLocation? {
+    locate(
+      parseReportPath(reportPath).map(AnyCodingKey.init), in: data, under: prefix, keys: keys)
   }
 }
 

@@ -112,3 +112,25 @@ func formatPath(_ components: [JSONPath.Component]) -> String {
   }
   return text
 }
+
+/// Reads back a path `formatPath` wrote: `data.items[2].name` → `data`, `items`, 2, `name`.
+/// A key that itself holds `.` or `[n]` reads back split (report paths do not escape them).
+package func parseReportPath(_ text: String) -> [JSONPath.Component] {
+  guard !text.isEmpty, text != "<root>" else { return [] }
+  var components: [JSONPath.Component] = []
+  for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+    var rest = Substring(part)
+    var indexes: [Int] = []
+    // Trailing `[n]` groups are indexes; what precedes them is the key.
+    while rest.hasSuffix("]"), let open = rest.lastIndex(of: "["),
+      let position = Int(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)]),
+      position >= 0
+    {
+      indexes.insert(position, at: 0)
+      rest = rest[..<open]
+    }
+    if !rest.isEmpty || indexes.isEmpty { components.append(.key(String(rest))) }
+    components += indexes.map { .index($0) }
+  }
+  return components
+}

@@ -28,8 +28,13 @@ public final class Provider<Target: TargetType>: Sendable {
   public let plugins: [any Plugin]
   /// Whether to answer from `TargetType.sample`, for targets `stubbing` leaves alone.
   public let stub: StubBehavior
-  /// The folder stub fixtures are read from; nil for `./Fixtures`.
-  public let fixtures: URL?
+  /// The folder stub fixtures are read from: the one given, else `ENVELOPEKIT_FIXTURES`, else the
+  /// nearest `Fixtures/` folder above the source file that made the provider (whatever the
+  /// working directory); nil when there is none (a fixture stub then throws naming where it
+  /// looked).
+  public var fixtures: URL? { try? fixtureFolder.locate() }
+  /// How `fixtures` is found.
+  let fixtureFolder: FixtureFolder
   /// The stub scenario answered when the target names it in `scenarios`; others answer `sample`.
   public let scenario: String?
   /// Where targets with a `cachePolicy` keep responses; nil for no cache.
@@ -55,7 +60,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - decoder: the decoder; its policy and envelope format apply to every call.
   ///   - plugins: hooks, run in order.
   ///   - stub: whether to answer from samples.
-  ///   - fixtures: the fixture folder for `StubResponse.fixture`.
+  ///   - fixtures: the fixture folder for `StubResponse.fixture`; nil to find the nearest
+  ///     `Fixtures/` above the caller's source file (see `fixtures`).
   ///   - scenario: a stub scenario name (see `TargetType.scenarios`), or nil for `sample`.
   ///   - cache: the response cache used by targets whose `cachePolicy` is not `.never`.
   ///   - baseURL: replaces every target's `baseURL`.
@@ -63,18 +69,34 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - cacheScope: gives the owner of cache entries, e.g. the signed-in user's id; when nil
   ///     (or when it returns nil) entries are partitioned by every credential header.
   ///   - sensitiveHeaders: more header names that carry credentials.
-  public init(
+  ///   - filePath: the caller's `#filePath`, where fixtures are searched from.
+  public convenience init(
     transport: any HTTPTransport = URLSessionTransport(), decoder: LenientDecoder = .init(),
     plugins: [any Plugin] = [], stub: StubBehavior = .never, fixtures: URL? = nil,
     scenario: String? = nil, cache: (any ResponseCache)? = nil, baseURL: URL? = nil,
     stubbing: (@Sendable (Target) -> StubBehavior)? = nil,
-    cacheScope: (@Sendable () async -> String?)? = nil, sensitiveHeaders: Set<String> = []
+    cacheScope: (@Sendable () async -> String?)? = nil, sensitiveHeaders: Set<String> = [],
+    filePath: String = #filePath
+  ) {
+    self.init(
+      transport: transport, decoder: decoder, plugins: plugins, stub: stub,
+      fixtures: FixtureFolder(explicit: fixtures, sourceFile: filePath), scenario: scenario,
+      cache: cache, baseURL: baseURL, stubbing: stubbing, cacheScope: cacheScope,
+      sensitiveHeaders: sensitiveHeaders)
+  }
+
+  /// The designated initializer, with the fixture folder's rule already made.
+  init(
+    transport: any HTTPTransport, decoder: LenientDecoder, plugins: [any Plugin],
+    stub: StubBehavior, fixtures: FixtureFolder, scenario: String?, cache: (any ResponseCache)?,
+    baseURL: URL?, stubbing: (@Sendable (Target) -> StubBehavior)?,
+    cacheScope: (@Sendable () async -> String?)?, sensitiveHeaders: Set<String>
   ) {
     self.transport = transport
     self.decoder = decoder
     self.plugins = plugins
     self.stub = stub
-    self.fixtures = fixtures
+    self.fixtureFolder = fixtures
     self.scenario = scenario
     self.cache = cache
     self.cacheScope = cacheScope
@@ -109,8 +131,9 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Returns: a provider sharing everything else with this one.
   public func scenario(_ name: String?) -> Provider<Target> {
     Provider(
-      transport: transport, decoder: decoder, plugins: plugins, stub: stub, fixtures: fixtures,
-      scenario: name, cache: cache, baseURL: baseURL, stubbing: stubbing, cacheScope: cacheScope,
+      transport: transport, decoder: decoder, plugins: plugins, stub: stub,
+      fixtures: fixtureFolder, scenario: name, cache: cache, baseURL: baseURL, stubbing: stubbing,
+      cacheScope: cacheScope,
       sensitiveHeaders: sensitiveHeaders)
   }
 

@@ -17,10 +17,14 @@ import Foundation
 ///
 /// A body that is not JSON is written in clear only when it names none of the secret fields or
 /// query items and you named no field of your own; otherwise it becomes a placeholder with its
-/// size and a hash prefix (`<redacted body: 57 bytes, sha256 3f2a9c01>`).
+/// size alone (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a
+/// short password is found again by trying a dictionary.
+///
+/// A default can be turned off for a name a flow needs in clear (`revealing:`), e.g. a
+/// pagination field called `token` that is no credential:
 ///
 /// ```swift
-/// let redaction = Redaction(headers: ["X-Session"], fields: ["ssn"])
+/// let redaction = Redaction(headers: ["X-Session"], fields: ["ssn"], revealing: ["token"])
 /// print(request.cURLDescription(redacting: ["X-Session"]))
 /// ```
 public struct Redaction: Sendable, Hashable {
@@ -50,18 +54,26 @@ public struct Redaction: Sendable, Hashable {
   /// Whether fields beyond the defaults were named: then no non-JSON body is written in clear.
   public let namesExtraFields: Bool
 
-  /// Creates a redaction: the defaults plus the names given.
+  /// Creates a redaction: the defaults plus the names given, minus the names revealed.
   ///
   /// - Parameters:
   ///   - headers: more header names.
   ///   - queryItems: more query item names.
   ///   - fields: more JSON field names.
-  public init(headers: Set<String> = [], queryItems: Set<String> = [], fields: Set<String> = []) {
-    self.headers = Self.defaultHeaders.union(headers.map { $0.lowercased() })
+  ///   - revealing: names (headers, query items or fields, any case) written in clear although
+  ///     a default redacts them, for a value a recorded flow needs as it was. Only reveal what
+  ///     is not a credential, or a credential of a throwaway test account.
+  public init(
+    headers: Set<String> = [], queryItems: Set<String> = [], fields: Set<String> = [],
+    revealing: Set<String> = []
+  ) {
+    let revealed = Set(revealing.map { $0.lowercased() })
+    self.headers = Self.defaultHeaders.union(headers.map { $0.lowercased() }).subtracting(revealed)
     self.queryItems = Self.defaultQueryItems.union(queryItems.map { $0.lowercased() })
+      .subtracting(revealed)
     let extra = Set(fields.map { $0.lowercased() })
-    self.fields = Self.defaultFields.union(extra)
-    self.namesExtraFields = !extra.subtracting(Self.defaultFields).isEmpty
+    self.fields = Self.defaultFields.union(extra).subtracting(revealed)
+    self.namesExtraFields = !extra.subtracting(Self.defaultFields).subtracting(revealed).isEmpty
   }
 
   // MARK: - Headers
@@ -140,7 +152,7 @@ public struct Redaction: Sendable, Hashable {
     case text(String)
     /// Bytes that are not text, kept when no field of your own was named.
     case binary(Data)
-    /// A stand-in for a body that may hold a secret: `<redacted body: 57 bytes, sha256 3f2a9c01>`.
+    /// A stand-in for a body that may hold a secret: `<redacted body: 57 bytes>`.
     case withheld(String)
   }
 
@@ -210,6 +222,25 @@ public struct Redaction: Sendable, Hashable {
     return fields.contains(lowered) || headers.contains(lowered)
   }
 
+  /// What identifies a request body when recordings are matched: the SHA-256 (hex) of the body
+  /// as it may be written, JSON with its keys sorted. A secret never reaches the hash, so the
+  /// hash reveals nothing a dictionary could find, and a request that carries a recorded
+  /// placeholder (a replayed `"refresh_token": "<redacted>"` sent back) or a fresh secret
+  /// matches the recording of the same request.
+  ///
+  /// - Parameter data: the body.
+  /// - Returns: the hash, or nil for an empty body.
+  public func matchingHash(of data: Data) -> String? {
+    guard !data.isEmpty else { return nil }
+    let written: String
+    switch body(data) {
+    case .json(let json): written = json.text(pretty: false, sortedKeys: true)
+    case .text(let text), .withheld(let text): written = text
+    case .binary(let bytes): return SHA256.hex(bytes)
+    }
+    return SHA256.hex(Data(written.utf8))
+  }
+
   // MARK: - Reports
 
   /// A lenient report entry as it may be logged: when a key on its path is a secret field, the
@@ -240,6 +271,6 @@ public struct Redaction: Sendable, Hashable {
   }
 
   private func withheld(_ data: Data) -> String {
-    "<redacted body: \(data.count) bytes, sha256 \(SHA256.hex(data).prefix(8))>"
+    "<redacted body: \(data.count) bytes>"
   }
 }

@@ -18,7 +18,8 @@ public struct Interaction: Sendable, Equatable {
     public var path: String
     /// The percent-encoded query with its `name=value` pairs sorted, or nil for none.
     public var query: String?
-    /// The SHA-256 of the body in hex, or nil for no body.
+    /// The SHA-256 in hex of the body as recordings write it (`Redaction.matchingHash(of:)`:
+    /// secrets replaced, JSON keys sorted), or nil for no body.
     public var bodySHA256: String?
 
     /// Creates a request key.
@@ -35,8 +36,9 @@ public struct Interaction: Sendable, Equatable {
       self.bodySHA256 = bodySHA256
     }
 
-    /// The key of a `URLRequest`, with the values of secret query items replaced (recordings
-    /// are written and matched with the same redaction, so no token reaches a file name or file).
+    /// The key of a `URLRequest`, with secret query items and body fields replaced (recordings
+    /// are written and matched with the same redaction, so no token reaches a file name or file,
+    /// and a replayed flow that sends back a recorded `<redacted>` still matches).
     ///
     /// - Parameters:
     ///   - request: the request.
@@ -46,7 +48,7 @@ public struct Interaction: Sendable, Equatable {
       self.init(
         method: request.httpMethod ?? "GET", path: components?.percentEncodedPath ?? "/",
         query: components?.percentEncodedQuery.map(redaction.query),
-        bodySHA256: request.httpBody.flatMap { $0.isEmpty ? nil : SHA256.hex($0) })
+        bodySHA256: request.httpBody.flatMap(redaction.matchingHash(of:)))
     }
 
     /// A file name that is valid on every file system and distinct for distinct requests:
@@ -103,6 +105,10 @@ public struct Interaction: Sendable, Equatable {
 
   /// The request this answers; nil in a file written by hand for stubs.
   public var request: Request?
+  /// Which identical request this answered in the recorded run: 1 for the first, 2 for the
+  /// second (a retry after a token refresh), and so on. Replay answers the n-th identical
+  /// request with occurrence n, or the last one recorded when there are fewer.
+  public var occurrence = 1
   /// The request's headers, for review only (never matched on); written redacted.
   public var requestHeaders: [String: String] = [:]
   /// The HTTP status.
@@ -185,6 +191,12 @@ public struct Interaction: Sendable, Equatable {
     for (name, value) in json["request"]?["headers"]?.objectValue ?? JSONObject() {
       interaction.requestHeaders[name] = value.stringValue
     }
+    if let occurrence = json["request"]?["occurrence"] {
+      guard let number = occurrence.numberValue?.intValue, number >= 1 else {
+        throw InteractionFileError("request.occurrence")
+      }
+      interaction.occurrence = number
+    }
     return interaction
   }
 
@@ -228,6 +240,7 @@ public struct Interaction: Sendable, Equatable {
       object.append("path", .string(request.path))
       if let query = request.query { object.append("query", .string(query)) }
       if let hash = request.bodySHA256 { object.append("bodySHA256", .string(hash)) }
+      if occurrence > 1 { object.append("occurrence", .number(JSONNumber(occurrence))) }
       var sentHeaders = JSONObject()
       for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {
         sentHeaders.append(name, .string(redaction.header(name, value)))

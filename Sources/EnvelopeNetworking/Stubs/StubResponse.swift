@@ -26,8 +26,9 @@ public struct StubResponse: Sendable {
   let status: Int
   let headers: [String: String]
 
-  /// A fixture file below the provider's fixture folder (`.json` is added when the name has no
-  /// extension): a body-only JSON file, or an interaction with `response.status`,
+  /// A fixture file below the provider's fixture folder (`Provider.fixtures`: the folder given,
+  /// else `ENVELOPEKIT_FIXTURES`, else the nearest `Fixtures/` above the source file that made
+  /// the provider; `.json` is added when the name has no extension): a body-only JSON file, or an interaction with `response.status`,
   /// `response.headers`, `response.body` (JSON) or `response.bodyText`, and optional
   /// `response.delayMilliseconds` or `response.error` (a `URLError` code number).
   ///
@@ -74,18 +75,20 @@ struct StubAnswer {
 }
 
 extension StubResponse {
-  /// Resolves the stub, reading fixtures below `folder`.
-  func resolve(fixtures folder: URL?) throws -> StubAnswer {
+  /// Resolves the stub, reading fixtures from the folder `fixtures` locates.
+  func resolve(fixtures: FixtureFolder) throws -> StubAnswer {
     switch source {
     case .body(let data):
       return StubAnswer(status: status, headers: headers, body: data)
     case .failure(let error):
       return StubAnswer(status: 0, headers: [:], body: Data(), failure: error)
     case .fixture(let name):
-      let root =
-        folder
-        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        .appendingPathComponent("Fixtures")
+      let root: URL
+      do {
+        root = try fixtures.locate()
+      } catch {
+        throw ProviderError.fixtureNotFound("\(name): \(error)")
+      }
       let file = try FixtureName.resolve(name.contains(".") ? name : name + ".json", in: root)
       guard let data = FileManager.default.contents(atPath: file.path) else {
         throw ProviderError.fixtureNotFound(file.path)

@@ -11,7 +11,7 @@ struct StubTransport<Target: TargetType>: LineTransport {
   let next: any LineTransport
   let behavior: @Sendable (Target) -> StubBehavior
   let scenario: String?
-  let fixtures: URL?
+  let fixtures: FixtureFolder
   var transfers: any HTTPTransport { next }
 
   /// The stub's answer, or the next transport's when the target is not stubbed.

@@ -3,7 +3,15 @@ import Foundation
 import Testing
 
 extension FixtureContract {
-  /// Decodes a fixture strictly; on drift records a Swift Testing issue at the caller.
+  /// Decodes a fixture strictly (or against its drift baseline); on drift records a Swift
+  /// Testing issue at the caller.
+  ///
+  /// ```swift
+  /// @Test func userContract() {
+  ///   FixtureContract.expectDecodes(
+  ///     User.self, fixture: "users/18.json", envelope: .default, acceptedDrift: .baseline)
+  /// }
+  /// ```
   ///
   /// - Parameters:
   ///   - type: the model.
@@ -11,6 +19,8 @@ extension FixtureContract {
   ///   - envelope: an envelope format to unwrap, or nil.
   ///   - path: a key path to decode at when there is no envelope.
   ///   - decoder: the decoder whose options apply (its policy is forced per check).
+  ///   - acceptedDrift: `.baseline` to fail only on drift not in `<fixture>.drift.json`;
+  ///     accepted drift no longer seen is a warning at the caller.
   ///   - filePath: the caller's `#filePath`.
   ///   - sourceLocation: where the issue is recorded.
   /// - Returns: the value, or nil after recording an issue.
@@ -18,13 +28,17 @@ extension FixtureContract {
   public static func expectDecodes<T: Decodable>(
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
     decoder: LenientDecoder = LenientDecoder(policy: .strict),
+    acceptedDrift: AcceptedDrift = .none,
     filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
   ) -> T? {
     reporting {
-      try decode(
-        type, fixture: fixture, envelope: envelope, at: path, decoder: decoder, filePath: filePath)
+      try check(
+        type, fixture: fixture, envelope: envelope, at: path, decoder: decoder,
+        acceptedDrift: acceptedDrift, filePath: filePath)
     } fail: {
       Issue.record("\($0)", sourceLocation: sourceLocation)
+    } note: {
+      Issue.record("\(fixture): \($0)", severity: .warning, sourceLocation: sourceLocation)
     }
   }
 
@@ -45,10 +59,12 @@ extension FixtureContract {
     filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation
   ) -> EnvelopeStatus? {
     reporting {
-      try businessFailure(
-        fixture: fixture, envelope: envelope, code: code, decoder: decoder, filePath: filePath)
+      DriftOutcome(
+        value: try businessFailure(
+          fixture: fixture, envelope: envelope, code: code, decoder: decoder, filePath: filePath))
     } fail: {
       Issue.record("\($0)", sourceLocation: sourceLocation)
+    } note: { _ in
     }
   }
 }

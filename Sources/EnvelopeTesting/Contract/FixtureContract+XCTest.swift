@@ -4,7 +4,8 @@
   import XCTest
 
   extension FixtureContract {
-    /// Decodes a fixture strictly; on drift fails the running XCTest test at the caller's line.
+    /// Decodes a fixture strictly (or against its drift baseline); on drift fails the running
+    /// XCTest test at the caller's line.
     ///
     /// ```swift
     /// func testUserContract() {
@@ -18,6 +19,8 @@
     ///   - envelope: an envelope format to unwrap, or nil.
     ///   - path: a key path to decode at when there is no envelope.
     ///   - decoder: the decoder whose options apply (its policy is forced per check).
+    ///   - acceptedDrift: `.baseline` to fail only on drift not in `<fixture>.drift.json`;
+    ///     accepted drift no longer seen is printed to standard error (XCTest has no warnings).
     ///   - file: the caller's `#filePath` (also where the fixture root is searched from).
     ///   - line: the caller's line.
     /// - Returns: the value, or nil after failing the test.
@@ -25,14 +28,17 @@
     public static func assertDecodes<T: Decodable>(
       _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
       decoder: LenientDecoder = LenientDecoder(policy: .strict),
+      acceptedDrift: AcceptedDrift = .none,
       file: StaticString = #filePath, line: UInt = #line
     ) -> T? {
       reporting {
-        try decode(
+        try check(
           type, fixture: fixture, envelope: envelope, at: path, decoder: decoder,
-          filePath: "\(file)")
+          acceptedDrift: acceptedDrift, filePath: "\(file)")
       } fail: {
         XCTFail($0, file: file, line: line)
+      } note: {
+        FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \($0)\n".utf8))
       }
     }
 
@@ -53,10 +59,13 @@
       file: StaticString = #filePath, line: UInt = #line
     ) -> EnvelopeStatus? {
       reporting {
-        try businessFailure(
-          fixture: fixture, envelope: envelope, code: code, decoder: decoder, filePath: "\(file)")
+        DriftOutcome(
+          value: try businessFailure(
+            fixture: fixture, envelope: envelope, code: code, decoder: decoder,
+            filePath: "\(file)"))
       } fail: {
         XCTFail($0, file: file, line: line)
+      } note: { _ in
       }
     }
   }

@@ -12,7 +12,7 @@ import Foundation
 /// The throwing functions here suit any test framework; `expectDecodes` records a Swift Testing
 /// issue and `assertDecodes` fails an XCTest test, each at the caller's line.
 public enum FixtureContract {
-  /// Decodes a fixture strictly and explains any drift.
+  /// Decodes a fixture strictly and explains any drift, or checks its drift against a baseline.
   ///
   /// - Parameters:
   ///   - type: the model.
@@ -21,34 +21,120 @@ public enum FixtureContract {
   ///   - path: a key path to decode at when there is no envelope.
   ///   - decoder: the decoder whose options apply (key strategy, dates, key mappings,
   ///     transforms); its policy is made strict for the check and lenient for the drift list.
+  ///   - acceptedDrift: `.none` to decode strictly; `.baseline` to decode leniently and fail
+  ///     only on drift not in `<fixture>.drift.json` (see `AcceptedDrift`). Accepted drift no
+  ///     longer seen, and a baseline written, are noted on standard error.
   ///   - filePath: the caller's `#filePath`, for finding the fixture root.
-  /// - Returns: the value decoded strictly.
+  /// - Returns: the value decoded (strictly, or leniently under a baseline).
   /// - Throws: `ContractFailure` naming the fixture, the JSON path, the expected type, what was
-  ///   found with its line and column, and the lenient report as the drift list.
+  ///   found with its line and column, and the lenient report as the drift list; under a
+  ///   baseline, only the drift that is new, each entry with its line and column.
   public static func decode<T: Decodable>(
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat? = nil, at path: JSONPath? = nil,
-    decoder: LenientDecoder = LenientDecoder(policy: .strict), filePath: String = #filePath
+    decoder: LenientDecoder = LenientDecoder(policy: .strict),
+    acceptedDrift: AcceptedDrift = .none, filePath: String = #filePath
   ) throws -> T {
-    let file = try FixtureFile(fixture, filePath: filePath)
+    let outcome = try check(
+      type, fixture: fixture, envelope: envelope, at: path, decoder: decoder,
+      acceptedDrift: acceptedDrift, filePath: filePath)
+    for note in outcome.notes {
+      FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \(note)\n".utf8))
+    }
+    return outcome.value
+  }
+
+  /// The check behind `decode` and the test helpers: the value, with what a passing check
+  /// has to say.
+  static func check<T: Decodable>(
+    _ type: T.Type, fixture: String, envelope: EnvelopeFormat?, at path: JSONPath?,
+    decoder: LenientDecoder, acceptedDrift: AcceptedDrift, filePath: String
+  ) throws -> DriftOutcome<T> {
+    let file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
     var strict = decoder
     strict.policy = .strict
     var lenient = decoder
     lenient.policy = .lenient
+    // Every entry, so a baseline compares them all.
+    lenient.maxReportEntries = .max
     func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
       if let envelope {
         return try decoder.decodeEnvelopeWithReport(T.self, from: file.body, format: envelope)
       }
       return try decoder.decodeWithReport(T.self, from: file.body, at: path)
     }
+    switch acceptedDrift {
+    case .none:
+      do {
+        return DriftOutcome(value: try run(strict).value)
+      } catch {
+        var message = "\(fixture): \(file.explain(error))"
+        if let lenient = try? run(lenient), !lenient.report.isEmpty {
+          message += "\nLenient decoding still succeeds; drift:\n\(lenient.report)"
+        }
+        throw ContractFailure(message: message)
+      }
+    case .baseline:
+      let decoded: Decoded<T>
+      do {
+        decoded = try run(lenient)
+      } catch {
+        throw ContractFailure(
+          message: "\(fixture): \(file.explain(error))\nEven lenient decoding fails; "
+            + "no baseline can accept that.")
+      }
+      return try compare(decoded, of: file, fixture: fixture)
+    }
+  }
+
+  /// Compares a lenient decode's drift with the fixture's baseline, writing the baseline as
+  /// the record mode says.
+  private static func compare<T>(_ decoded: Decoded<T>, of file: FixtureFile, fixture: String)
+    throws -> DriftOutcome<T>
+  {
+    let baseline = DriftBaseline(fixture: fixture, file: file.url)
+    let current = Set(decoded.report.entries.map(DriftEntry.init))
+    let mode: RecordMode
     do {
-      return try run(strict).value
+      mode = try RecordMode.fromEnvironment()
     } catch {
-      var message = "\(fixture): \(file.explain(error))"
-      if let lenient = try? run(lenient), !lenient.report.isEmpty {
-        message += "\nLenient decoding still succeeds; drift:\n\(lenient.report)"
+      throw ContractFailure(message: "\(error)")
+    }
+    let accepted = try baseline.read()
+    guard let accepted, mode != .all else {
+      if accepted == nil, mode == .never {
+        throw ContractFailure(
+          message: "\(fixture): no drift baseline at \(baseline.file.path), and the record "
+            + "mode is `never` (the default on CI); record it with ENVELOPEKIT_RECORD=missing, "
+            + "review it and check it in. Drift now:\n"
+            + (current.isEmpty
+              ? "  none" : current.sorted().map { "  \($0)" }.joined(separator: "\n")))
+      }
+      do {
+        try baseline.write(current)
+      } catch {
+        throw ContractFailure(
+          message: "\(fixture): could not write \(baseline.file.path): \(error)")
+      }
+      if accepted == nil, mode == .failed {
+        throw ContractFailure(
+          message: "\(fixture): recorded drift baseline \(baseline.file.path) (record mode "
+            + "`failed`): review it, check it in and run again.")
+      }
+      return DriftOutcome(value: decoded.value, written: baseline.file)
+    }
+    let fixed = accepted.subtracting(current).sorted()
+    let new = decoded.report.entries.filter { !accepted.contains(DriftEntry($0)) }
+    guard new.isEmpty else {
+      var message =
+        "\(fixture): drift not in the baseline \(baseline.file.lastPathComponent):\n"
+        + new.map { "  \($0) \(file.whereIs(reportPath: $0.path))" }.joined(separator: "\n")
+      if !fixed.isEmpty {
+        message +=
+          "\naccepted drift no longer seen:\n" + fixed.map { "  \($0)" }.joined(separator: "\n")
       }
       throw ContractFailure(message: message)
     }
+    return DriftOutcome(value: decoded.value, fixed: fixed)
   }
 
   /// Checks that a fixture is an envelope carrying a business failure.
@@ -67,7 +153,7 @@ public enum FixtureContract {
     fixture: String, envelope: EnvelopeFormat = .default, code: EnvelopeCode? = nil,
     decoder: LenientDecoder = LenientDecoder(policy: .strict), filePath: String = #filePath
   ) throws -> EnvelopeStatus {
-    let file = try FixtureFile(fixture, filePath: filePath)
+    let file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
     var strict = decoder
     strict.policy = .strict
     let status: EnvelopeStatus
@@ -90,10 +176,14 @@ public enum FixtureContract {
 
 extension FixtureContract {
   /// Runs a throwing check for a non-throwing assertion: the value, or nil after `fail` is
-  /// handed the failure's message.
-  static func reporting<R>(_ check: () throws -> R, fail: (String) -> Void) -> R? {
+  /// handed the failure's message; a passing check's notes go to `note`.
+  static func reporting<R>(
+    _ check: () throws -> DriftOutcome<R>, fail: (String) -> Void, note: (String) -> Void
+  ) -> R? {
     do {
-      return try check()
+      let outcome = try check()
+      outcome.notes.forEach(note)
+      return outcome.value
     } catch {
       fail("\(error)")
       return nil
@@ -117,20 +207,23 @@ struct FixtureFile {
   var body: Data
   /// Where the body starts in the file, for locating values.
   var bodyPrefix: [String]
+  /// The file.
+  var url: URL
+  /// The decoder's key strategy: values are located under the JSON keys the decoder reads.
+  var keys: LenientDecoder.KeyDecodingStrategy
 
-  init(_ fixture: String, filePath: String) throws {
-    guard let root = FixtureRoot.find(from: filePath) else {
-      throw ContractFailure(message: "no Fixtures/ folder above \(filePath)")
-    }
+  init(_ fixture: String, filePath: String, keys: LenientDecoder.KeyDecodingStrategy) throws {
+    self.keys = keys
     let file: URL
     do {
-      file = try FixtureName.resolve(fixture, in: root)
+      file = try FixtureName.resolve(fixture, in: FixtureRoot.require(from: filePath))
     } catch {
       throw ContractFailure(message: "\(error)")
     }
     guard let contents = FileManager.default.contents(atPath: file.path) else {
       throw ContractFailure(message: "fixture not found: \(file.path)")
     }
+    self.url = file
     self.contents = contents
     do {
       if let interaction = try Interaction.read(contents) {
@@ -165,11 +258,24 @@ struct FixtureFile {
 
   /// The value at `codingPath`, located in the file.
   private func found(_ codingPath: [any CodingKey]) -> String {
-    guard let location = JSONLocation.locate(codingPath, in: contents, under: bodyPrefix) else {
-      return "an unreadable value"
-    }
+    guard
+      let location = JSONLocation.locate(codingPath, in: contents, under: bodyPrefix, keys: keys)
+    else { return "an unreadable value" }
     return location.depth == codingPath.count
       ? location.description : "nothing; nearest is \(location.description)"
+  }
+
+  /// Where a report entry's value is: `at line 4, column 11`, or for a missing value the
+  /// object it is missing from.
+  func whereIs(reportPath: String) -> String {
+    guard
+      let location = JSONLocation.locate(
+        reportPath: reportPath, in: contents, under: bodyPrefix, keys: keys)
+    else { return "" }
+    let steps = parseReportPath(reportPath).count
+    return location.depth == steps
+      ? "at line \(location.line), column \(location.column)"
+      : "(in the \(location.kind) at line \(location.line), column \(location.column))"
   }
 
   /// `data.items[2].id`, as in `DecodingReport`; `<root>` for the empty path.

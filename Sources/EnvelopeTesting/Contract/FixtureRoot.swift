@@ -1,9 +1,14 @@
+import EnvelopeNetworking
 import Foundation
 
 /// Finds the `Fixtures/` folder of the package that holds the calling test file.
+///
+/// The rule is the one a provider's stubs use (`Provider.fixtures`): the folder named by
+/// `ENVELOPEKIT_FIXTURES`, else the nearest `Fixtures/` folder above the caller's source file,
+/// whatever the working directory.
 public enum FixtureRoot {
   /// The environment variable that overrides discovery.
-  public static let environmentKey = "ENVELOPEKIT_FIXTURES"
+  public static let environmentKey = FixtureFolder.environmentKey
 
   /// Walks up from `filePath` to the first folder that has a `Fixtures/` child.
   ///
@@ -11,21 +16,16 @@ public enum FixtureRoot {
   /// - Returns: the `Fixtures` folder (or `ENVELOPEKIT_FIXTURES` when set), or nil when none is
   ///   found.
   public static func find(from filePath: String = #filePath) -> URL? {
-    if let override = ProcessInfo.processInfo.environment[environmentKey], !override.isEmpty {
-      return URL(fileURLWithPath: override)
-    }
-    var folder = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-    while folder.path != "/" && !folder.path.isEmpty {
-      let candidate = folder.appendingPathComponent("Fixtures")
-      var isFolder: ObjCBool = false
-      if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder),
-        isFolder.boolValue
-      {
-        return candidate
-      }
-      folder.deleteLastPathComponent()
-    }
-    return nil
+    try? require(from: filePath)
+  }
+
+  /// The fixture folder, or an error naming where it looked.
+  ///
+  /// - Parameter filePath: the caller's `#filePath`.
+  /// - Returns: the `Fixtures` folder (or `ENVELOPEKIT_FIXTURES` when set).
+  /// - Throws: `FixtureFolderError` when there is none.
+  public static func require(from filePath: String = #filePath) throws -> URL {
+    try FixtureFolder(explicit: nil, sourceFile: filePath).locate()
   }
 
   /// The `.json` fixtures below a folder of the fixture root, as paths relative to the root,

@@ -32,31 +32,44 @@ public struct CassetteTransport: HTTPTransport {
   /// What is hidden in the file.
   public let redaction: Redaction
   private let tape: Tape
+  /// Where the test made the cassette: the `failed` mode fails the test there.
+  private let site: TestSite
 
   /// Creates a cassette transport over a file.
   ///
   /// - Parameters:
   ///   - base: the real transport; `URLSessionTransport()` by default.
   ///   - file: the cassette.
-  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`, else `.missing`.
+  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD` (`.never` under CI, else
+  ///     `.missing`).
   ///   - redactingHeaders: more header names to redact.
   ///   - redactingQueryItems: more query item names to redact.
   ///   - redactingFields: more JSON fields to redact.
+  ///   - revealing: names a default redacts that the recorded flow needs in clear.
+  ///   - fileID: the caller's `#fileID`.
+  ///   - filePath: the caller's `#filePath`: the `failed` mode fails the test at this line.
+  ///   - line: the caller's `#line`.
+  ///   - column: the caller's `#column`.
   /// - Throws: `RecordModeError`, or `InteractionFileError` for a malformed cassette.
   public init(
     wrapping base: any HTTPTransport = URLSessionTransport(), file: URL, mode: RecordMode? = nil,
     redactingHeaders: Set<String> = [], redactingQueryItems: Set<String> = [],
-    redactingFields: Set<String> = []
+    redactingFields: Set<String> = [], revealing: Set<String> = [],
+    fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
   ) throws {
     self.base = base
     self.file = file
     let mode = try mode ?? RecordMode.fromEnvironment()
     self.mode = mode
     self.redaction = Redaction(
-      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields)
+      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields,
+      revealing: revealing)
+    self.site = TestSite(fileID: fileID, filePath: filePath, line: line, column: column)
     let existing = FileManager.default.fileExists(atPath: file.path)
     let records = mode == .all || (!existing && mode != .never)
-    tape = Tape(recording: records, recorded: records ? [] : try Self.read(file))
+    tape = Tape(
+      recording: records, exists: existing, recorded: records ? [] : try Self.read(file))
   }
 
   /// The cassette named after the calling test: `Fixtures/cassettes/<test file>/<test>.json`
@@ -68,24 +81,30 @@ public struct CassetteTransport: HTTPTransport {
   ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`.
   ///   - redactingHeaders: more header names to redact.
   ///   - redactingFields: more JSON fields to redact.
-  ///   - filePath: the caller's `#filePath`.
+  ///   - revealing: names a default redacts that the recorded flow needs in clear.
+  ///   - fileID: the caller's `#fileID`.
+  ///   - filePath: the caller's `#filePath`: where the fixture root is searched from, and where
+  ///     the `failed` mode fails the test.
+  ///   - line: the caller's `#line`.
+  ///   - column: the caller's `#column`.
   /// - Returns: the transport.
   /// - Throws: `ContractFailure` when no `Fixtures/` folder is found, or the errors of `init`.
   public static func named(
     _ name: String = #function, wrapping base: any HTTPTransport = URLSessionTransport(),
     mode: RecordMode? = nil, redactingHeaders: Set<String> = [],
-    redactingFields: Set<String> = [], filePath: String = #filePath
+    redactingFields: Set<String> = [], revealing: Set<String> = [],
+    fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
   ) throws -> CassetteTransport {
-    guard let root = FixtureRoot.find(from: filePath) else {
-      throw ContractFailure(message: "no Fixtures/ folder above \(filePath)")
-    }
-    let testFile = URL(fileURLWithPath: filePath).deletingPathExtension().lastPathComponent
+    let root = try FixtureRoot.require(from: "\(filePath)")
+    let testFile = URL(fileURLWithPath: "\(filePath)").deletingPathExtension().lastPathComponent
     let testName = String(name.prefix { $0 != "(" }).map { $0.isLetter || $0.isNumber ? $0 : "-" }
     let file = root.appendingPathComponent("cassettes").appendingPathComponent(testFile)
       .appendingPathComponent(String(testName) + ".json")
     return try CassetteTransport(
       wrapping: base, file: file, mode: mode, redactingHeaders: redactingHeaders,
-      redactingFields: redactingFields)
+      redactingFields: redactingFields, revealing: revealing, fileID: fileID, filePath: filePath,
+      line: line, column: column)
   }
 
   /// Answers from the cassette in order, or sends and records.
@@ -97,6 +116,12 @@ public struct CassetteTransport: HTTPTransport {
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let key = Interaction.Request(request, redacting: redaction)
     guard tape.isRecording else {
+      guard tape.exists else {
+        throw ReplayError(
+          request: key, folder: file, candidates: [],
+          reason: "the cassette \(file.path) does not exist; record it (ENVELOPEKIT_RECORD=missing)"
+        )
+      }
       switch tape.next(for: key) {
       case .answer(let interaction):
         return try await ReplayTransport.answer(request, with: interaction)
@@ -111,7 +136,7 @@ public struct CassetteTransport: HTTPTransport {
       request, key: key, body: data, response: response)
     let all = tape.append(interaction)
     try write(all)
-    if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file) }
+    if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file, at: site) }
     return (data, response)
   }
 
@@ -145,12 +170,15 @@ private final class Tape: @unchecked Sendable {
   }
 
   let isRecording: Bool
+  /// Whether the cassette file existed when replay began.
+  let exists: Bool
   private let lock = NSLock()
   private var interactions: [Interaction]
   private var asked: [Interaction.Request: Int] = [:]
 
-  init(recording: Bool, recorded: [Interaction]) {
+  init(recording: Bool, exists: Bool, recorded: [Interaction]) {
     isRecording = recording
+    self.exists = exists
     interactions = recorded
   }
 

@@ -11,9 +11,16 @@ import Foundation
 /// Files are named from the request (`GET_users_ada.json`, with a short hash when there is a
 /// query or body; see `Interaction.Request.fileName`), pretty-printed with sorted keys, and
 /// written atomically. Secrets are hidden by one `Redaction`: the default secret headers, query
-/// items and JSON fields, plus the ones you name. Volatile headers (`Date`, `Content-Length`,
-/// `Connection`, `Keep-Alive`, `Transfer-Encoding`) are left out so that re-recording an
-/// unchanged API changes no file.
+/// items and JSON fields, plus the ones you name, minus the ones you reveal. Requests are matched
+/// on that redacted form, so a replayed login's `"refresh_token": "<redacted>"`, sent back by the
+/// app, matches the recorded refresh. Volatile headers (`Date`, `Content-Length`, `Connection`,
+/// `Keep-Alive`, `Transfer-Encoding`) are left out so that re-recording an unchanged API changes
+/// no file.
+///
+/// Identical requests are recorded in order: the second `GET /me` of a run (the retry after a
+/// refresh) is written as `GET_me@2.json`, and replay answers the n-th identical request with
+/// the n-th recording. In `.missing` mode a request recorded during this run is never replayed
+/// to a later identical request; that one is recorded too.
 ///
 /// A recording that cannot be written never fails the request that succeeded: the error goes
 /// to `onWriteFailure` (in a Swift Testing test, pass `{ Issue.record($0) }`).
@@ -34,6 +41,10 @@ public struct RecordingTransport: HTTPTransport {
   public let redaction: Redaction
   /// Receives each recording that could not be written.
   public let onWriteFailure: @Sendable (RecordingWriteError) -> Void
+  /// Where the test created this transport: the `failed` mode fails the test there.
+  private let site: TestSite
+  /// How many times each request was asked, and which were recorded during this run.
+  private let run = RecordingRun()
 
   /// The headers never written.
   public static let volatileHeaders: Set<String> = [
@@ -45,27 +56,38 @@ public struct RecordingTransport: HTTPTransport {
   /// - Parameters:
   ///   - base: the real transport; `URLSessionTransport()` by default.
   ///   - folder: where interaction files are read and written.
-  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD`, else `.missing`.
+  ///   - mode: when to record; nil reads `ENVELOPEKIT_RECORD` (`.never` under CI, else
+  ///     `.missing`; see `RecordMode.fromEnvironment(default:)`).
   ///   - redactingHeaders: more header names to redact.
   ///   - redactingQueryItems: more query item names to redact.
   ///   - redactingFields: more JSON keys whose values are redacted in recorded bodies.
+  ///   - revealing: names a default redacts that the recorded flow needs in clear (see
+  ///     `Redaction.init(headers:queryItems:fields:revealing:)`).
   ///   - onWriteFailure: receives a recording that could not be written; by default it is
   ///     printed to standard error.
+  ///   - fileID: the caller's `#fileID`.
+  ///   - filePath: the caller's `#filePath`: the `failed` mode fails the test at this line.
+  ///   - line: the caller's `#line`.
+  ///   - column: the caller's `#column`.
   /// - Throws: `RecordModeError` when `ENVELOPEKIT_RECORD` holds an unknown mode.
   public init(
     wrapping base: any HTTPTransport = URLSessionTransport(), folder: URL, mode: RecordMode? = nil,
     redactingHeaders: Set<String> = [], redactingQueryItems: Set<String> = [],
-    redactingFields: Set<String> = [],
+    redactingFields: Set<String> = [], revealing: Set<String> = [],
     onWriteFailure: @escaping @Sendable (RecordingWriteError) -> Void = {
       FileHandle.standardError.write(Data("EnvelopeKit: \($0)\n".utf8))
-    }
+    },
+    fileID: String = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+    column: UInt = #column
   ) throws {
     self.base = base
     self.folder = folder
     self.mode = try mode ?? RecordMode.fromEnvironment()
     self.redaction = Redaction(
-      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields)
+      headers: redactingHeaders, queryItems: redactingQueryItems, fields: redactingFields,
+      revealing: revealing)
     self.onWriteFailure = onWriteFailure
+    self.site = TestSite(fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
   /// Replays or sends `request` as the mode says, recording what the network answers.
@@ -74,25 +96,25 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the body and response (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let replay = ReplayTransport(folder: folder, redacting: redaction)
-    switch mode {
-    case .never:
-      return try await replay.send(request)
-    case .missing, .failed:
-      do {
-        return try await replay.send(request)
-      } catch is ReplayError {
-        let answer = try await record(request)
-        if mode == .failed {
-          let file = folder.appendingPathComponent(
-            Interaction.Request(request, redacting: redaction).fileName + ".json")
-          RecordingIssue.report(recorded: file)
-        }
-        return answer
+    let key = Interaction.Request(request, redacting: redaction)
+    let occurrence = run.asked.next(key)
+    if mode == .never || (mode != .all && !run.wasRecorded(key)) {
+      let recordings = try ReplayTransport(folder: folder, redacting: redaction).recordings()
+      if let interaction = ReplayTransport.recording(
+        for: key, occurrence: occurrence, in: recordings)
+      {
+        return try await ReplayTransport.answer(request, with: interaction)
       }
-    case .all:
-      return try await record(request)
+      guard mode != .never else {
+        throw ReplayError(
+          request: key, folder: folder, candidates: ReplayTransport.closest(to: key, recordings))
+      }
     }
+    let answer = try await record(request, key: key, occurrence: occurrence)
+    if mode == .failed {
+      RecordingIssue.report(recorded: file(for: key, occurrence: occurrence), at: site)
+    }
+    return answer
   }
 
   /// The interaction to record for an exchange: request and response headers without the
@@ -110,12 +132,22 @@ public struct RecordingTransport: HTTPTransport {
     return interaction
   }
 
+  /// `GET_me.json` for the first occurrence, `GET_me@2.json` for the second (`@` never occurs
+  /// in a request's file name).
+  private func file(for key: Interaction.Request, occurrence: Int) -> URL {
+    folder.appendingPathComponent(
+      key.fileName + (occurrence > 1 ? "@\(occurrence)" : "") + ".json")
+  }
+
   /// Sends `request` through the base transport and writes the interaction file.
-  private func record(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+  private func record(_ request: URLRequest, key: Interaction.Request, occurrence: Int)
+    async throws -> (Data, HTTPURLResponse)
+  {
     let (data, response) = try await base.send(request)
-    let key = Interaction.Request(request, redacting: redaction)
-    let interaction = Self.interaction(request, key: key, body: data, response: response)
-    let file = folder.appendingPathComponent(key.fileName + ".json")
+    run.recorded(key)
+    var interaction = Self.interaction(request, key: key, body: data, response: response)
+    interaction.occurrence = occurrence
+    let file = file(for: key, occurrence: occurrence)
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try interaction.fileContents(redacting: redaction).write(to: file, options: .atomic)
@@ -124,6 +156,22 @@ public struct RecordingTransport: HTTPTransport {
     }
     return (data, response)
   }
+}
+
+/// What one recording transport has done: how many times each request was asked, and which
+/// requests it recorded (those are recorded again, never replayed, for the rest of the run).
+///
+/// `@unchecked Sendable`: every access to its state goes through `lock`.
+private final class RecordingRun: @unchecked Sendable {
+  let asked = AskCounter()
+  private let lock = NSLock()
+  private var recordedKeys: Set<Interaction.Request> = []
+
+  func wasRecorded(_ key: Interaction.Request) -> Bool {
+    lock.withLock { recordedKeys.contains(key) }
+  }
+
+  func recorded(_ key: Interaction.Request) { _ = lock.withLock { recordedKeys.insert(key) } }
 }
 
 /// A recording that could not be written; the request itself succeeded.

@@ -9,8 +9,12 @@ import Foundation
 /// Answers requests from recorded interaction files, with no network.
 ///
 /// A request matches a recording when method, path, sorted query and body hash are all equal
-/// (headers are not matched). Every `.json` file below `folder` that has a `request` section is
-/// a candidate; the folder is read on each request, so recordings made meanwhile count.
+/// (headers are not matched; the body is compared as recordings write it, secrets replaced, so
+/// a flow that sends back a recorded `<redacted>` token still matches). Every `.json` file below
+/// `folder` that has a `request` section is a candidate; the folder is read on each request, so
+/// recordings made meanwhile count. The n-th identical request is answered by the recording of
+/// occurrence n (`GET_me@2.json` for the second), or by the last one when fewer were recorded:
+/// a login → 401 → refresh → retry flow replays in the order it was recorded.
 ///
 /// ```swift
 /// let replay = ReplayTransport(folder: FixtureRoot.find()!.appending(path: "recorded"))
@@ -21,6 +25,8 @@ public struct ReplayTransport: HTTPTransport {
   public let folder: URL
   /// Which query items were redacted when recording (requests are matched redacted the same way).
   public let redaction: Redaction
+  /// How many times each request was asked of this transport.
+  private let asked = AskCounter()
 
   /// Creates a transport over a folder.
   ///
@@ -40,12 +46,23 @@ public struct ReplayTransport: HTTPTransport {
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let key = Interaction.Request(request, redacting: redaction)
+    let occurrence = asked.next(key)
     let recordings = try self.recordings()
-    guard let interaction = recordings.first(where: { $0.interaction.request == key })?.interaction
-    else {
+    guard let interaction = Self.recording(for: key, occurrence: occurrence, in: recordings) else {
       throw ReplayError(request: key, folder: folder, candidates: Self.closest(to: key, recordings))
     }
     return try await Self.answer(request, with: interaction)
+  }
+
+  /// The recording that answers the `occurrence`-th request `key`: the one recorded for that
+  /// occurrence, else the last one recorded; nil when the request was never recorded.
+  static func recording(
+    for key: Interaction.Request, occurrence: Int,
+    in recordings: [(file: String, interaction: Interaction)]
+  ) -> Interaction? {
+    let matching = recordings.map(\.interaction).filter { $0.request == key }
+    return matching.first { $0.occurrence == occurrence }
+      ?? matching.max { $0.occurrence < $1.occurrence }
   }
 
   /// Plays one interaction back for `request`.
@@ -134,6 +151,8 @@ public struct ReplayError: Error, CustomStringConvertible {
   public var candidates: [Candidate]
   /// For a cassette: how many times the request is recorded, when it was asked once more.
   public var timesRecorded: Int?
+  /// Why nothing could match, when it is not a missing recording (a missing cassette file).
+  public var reason: String?
 
   /// Creates the error.
   ///
@@ -141,10 +160,14 @@ public struct ReplayError: Error, CustomStringConvertible {
   ///   - request: the request.
   ///   - folder: the folder searched.
   ///   - candidates: the closest recordings.
-  public init(request: Interaction.Request, folder: URL, candidates: [Candidate]) {
+  ///   - reason: why nothing could match, when it is not a missing recording.
+  public init(
+    request: Interaction.Request, folder: URL, candidates: [Candidate], reason: String? = nil
+  ) {
     self.request = request
     self.folder = folder
     self.candidates = candidates
+    self.reason = reason
   }
 
   /// The request, the folder and the candidates, one per line.
@@ -153,6 +176,7 @@ public struct ReplayError: Error, CustomStringConvertible {
       return
         "\(request) was asked \(timesRecorded + 1) times but the cassette \(folder.path) holds it \(timesRecorded) time\(timesRecorded == 1 ? "" : "s")"
     }
+    if let reason { return "no recorded interaction answers \(request): \(reason)" }
     var text = "no recorded interaction matches \(request) in \(folder.path)"
     if candidates.isEmpty { return text + "; the folder has no recordings" }
     text += "; closest:"
@@ -161,5 +185,22 @@ public struct ReplayError: Error, CustomStringConvertible {
         "\n  \(candidate.file): \(candidate.request) (differs: \(candidate.differs.joined(separator: ", ")))"
     }
     return text
+  }
+}
+
+/// Counts how many times each request was asked of one transport, so the n-th identical request
+/// gets the n-th recording.
+///
+/// `@unchecked Sendable`: every access to `counts` goes through `lock`.
+final class AskCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var counts: [Interaction.Request: Int] = [:]
+
+  /// Counts one more ask of `key`; returns which ask it is, from 1.
+  func next(_ key: Interaction.Request) -> Int {
+    lock.withLock {
+      counts[key, default: 0] += 1
+      return counts[key, default: 0]
+    }
   }
 }

@@ -134,6 +134,31 @@ struct BodyTarget: TargetType {
     }
   }
 
+  @Test func fixturesAreFoundFromTheCallersSourceFileNotTheWorkingDirectory() async throws {
+    // No `fixtures:`: the nearest Fixtures/ above this source file, wherever the process runs.
+    let found = Provider<StubAPI>(stub: .immediate)
+    #expect(found.fixtures?.standardizedFileURL == packageFixtures.standardizedFileURL)
+    #expect(try await found.request(.me, as: DemoUser.self).id == 18)
+    // A scenario keeps the rule.
+    #expect(found.scenario("expired").fixtures?.path == found.fixtures?.path)
+    // From a source file with no Fixtures/ above it: a clear error naming where it looked.
+    let nowhere = "/nonexistent-\(UUID().uuidString)/Sources/App/API.swift"
+    let lost = Provider<StubAPI>(stub: .immediate, filePath: nowhere)
+    #expect(lost.fixtures == nil)
+    do {
+      _ = try await lost.response(.me)
+      Issue.record("a fixture was read from nowhere")
+    } catch ProviderError.fixtureNotFound(let message) {
+      #expect(message.hasPrefix("demo/user: no Fixtures/ folder"))
+      #expect(message.contains("no folder above \(nowhere) has a Fixtures/ child"))
+      #expect(message.contains("ENVELOPEKIT_FIXTURES is unset"))
+      #expect(message.contains("Bundle.main.url(forResource: \"Fixtures\""))
+    }
+    // A folder given in code (e.g. an app's bundle resources) wins.
+    let given = Provider<StubAPI>(stub: .immediate, fixtures: packageFixtures, filePath: nowhere)
+    #expect(try await given.request(.me, as: DemoUser.self).id == 18)
+  }
+
   @Test func stubbedTransportFailureUnwrapsTheURLError() async throws {
     do {
       _ = try await provider.response(.offline)

@@ -57,7 +57,8 @@ import Testing
       Issue.record("text naming a secret is withheld")
       return
     }
-    #expect(placeholder.hasPrefix("<redacted body: 21 bytes, sha256 "))
+    // Its size alone: no hash of a secret, which a dictionary would find again.
+    #expect(placeholder == "<redacted body: 21 bytes>")
     #expect(!placeholder.contains("hunter2"))
     // Plain text naming nothing secret is kept; with fields of your own, no text is kept.
     let page = Data("<h1>500 Internal Server Error</h1>".utf8)
