@@ -1,7 +1,8 @@
 import EnvelopeKit
-import EnvelopeTesting
 import Foundation
 import Testing
+
+@testable import EnvelopeTesting
 
 struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var email: String? }
 
@@ -50,6 +51,21 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     let user = FixtureContract.expectDecodes(
       ContractUser.self, fixture: fixture, envelope: .default)
     #expect(user != nil)
+  }
+
+  /// The checked-in example of a sloppy fixture and its baseline: passes in every record mode
+  /// but `all` (which would rewrite the file), also on CI.
+  @Test func theSloppyExampleMatchesItsCheckedInBaseline() throws {
+    struct Item: Decodable { var id: Int; var name: String; var price: Decimal; var tags: [String] }
+    struct Page: Decodable { var list: [Item]; var total: Int }
+    let page = try RecordMode.$environment.withValue(["CI": "true"]) {
+      try FixtureContract.decode(
+        Page.self, fixture: "contracts/sloppy/page.json", envelope: .default,
+        acceptedDrift: .baseline)
+    }
+    #expect(page.list.map(\.id) == [1001, 1002])
+    #expect(page.list.first?.price == Decimal(string: "12.50"))
+    #expect(FixtureRoot.fixtures(in: "contracts/sloppy") == ["contracts/sloppy/page.json"])
   }
 
   @Test func typeDriftNamesPathTypeFoundValueLineAndReport() throws {

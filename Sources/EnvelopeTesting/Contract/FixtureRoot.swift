@@ -29,7 +29,8 @@ public enum FixtureRoot {
   }
 
   /// The `.json` fixtures below a folder of the fixture root, as paths relative to the root,
-  /// sorted: the arguments of a parameterised test.
+  /// sorted: the arguments of a parameterised test. Drift baselines (`.drift.json`) are left
+  /// out.
   ///
   /// ```swift
   /// @Test(arguments: FixtureRoot.fixtures(in: "users"))
@@ -50,7 +51,8 @@ public enum FixtureRoot {
     let base = root.appendingPathComponent(folder)
     let paths = FileManager.default.subpaths(atPath: base.path) ?? []
     return paths.filter { path in
-      path.hasSuffix(".json") && !excluding.contains((path as NSString).lastPathComponent)
+      path.hasSuffix(".json") && !path.hasSuffix(".drift.json")
+        && !excluding.contains((path as NSString).lastPathComponent)
     }.sorted().map { folder.isEmpty ? $0 : folder + "/" + $0 }
   }
 }
