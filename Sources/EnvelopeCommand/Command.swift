@@ -132,9 +132,10 @@ package enum Command {
     }
   }
 
-  /// `data.items[3].price`, `data.items.3.price` or `data>items>3`.
+  /// `data.items[3].price`, `data.items.3.price` or `data>items>3` (the library's rule, with
+  /// brackets read as dots).
   static func parsePath(_ text: String) -> JSONPath {
-    if text.contains(">") { return JSONPath(text, separator: ">") }
+    guard text.contains(".") || text.contains("[") else { return JSONPath(text) }
     let dotted = text.replacingOccurrences(of: "[", with: ".").replacingOccurrences(
       of: "]", with: "")
     return JSONPath(dotted.hasPrefix(".") ? String(dotted.dropFirst()) : dotted)
@@ -147,9 +148,7 @@ package enum Command {
     guard parts.count >= 3 else {
       throw Failure(message: "--format needs code,message,data paths, found \(text)")
     }
-    func path(_ part: String) -> JSONPath {
-      part.contains(">") ? JSONPath(part, separator: ">") : JSONPath(part)
-    }
+    func path(_ part: String) -> JSONPath { JSONPath(part) }
     var success: Set<EnvelopeCode> = []
     for code in parts.dropFirst(3) {
       switch code {

@@ -22,6 +22,8 @@ final class TypeTraits {
   let caseDefaultable: (any CaseDefaultable.Type)?
   /// The key mappings and transforms set on the decoder for this type; nil for most types.
   let keyMappings: [String: KeyMapping]?
+  /// Whether the type wants `didFinishDecoding()` after each decode.
+  let finishesDecoding: Bool
 
   init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
     id = ObjectIdentifier(type)
@@ -51,6 +53,7 @@ final class TypeTraits {
       initialValues = nil
     }
     caseDefaultable = type as? any CaseDefaultable.Type
+    finishesDecoding = type is any DecodingFinishing.Type
   }
 
   private static func initialValues(of type: any LenientDecodable.Type) -> [String: Any] {

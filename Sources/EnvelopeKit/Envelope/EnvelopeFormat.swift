@@ -5,8 +5,8 @@
 /// let bank = EnvelopeFormat(code: "retStatus", message: "retMsg", data: "retBody", success: ["000"])
 /// // {"error": {"errorStatus": false, "errMsg": "..."}, "results": [...]}
 /// let nested = EnvelopeFormat(
-///   code: JSONPath("error>errorStatus", separator: ">"),
-///   message: JSONPath("error>errMsg", separator: ">"), data: "results", success: [false])
+///   code: "error>errorStatus",
+///   message: "error>errMsg", data: "results", success: [false])
 /// // Map business codes to your own errors:
 /// let app = EnvelopeFormat.default.mappingErrors { status in
 ///   status.code == 1001 ? AppError.tokenExpired : nil

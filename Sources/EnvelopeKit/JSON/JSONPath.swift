@@ -1,9 +1,12 @@
 /// A path into a JSON document.
 ///
 /// Written as text, components are separated by dots and an all-digit component indexes an
-/// array: `"data.items.0.name"`. Keys that contain the separator are written as components:
-/// `["data", "a.b", 0]`. MoyaMapper-style separators are supported:
-/// `JSONPath("error>errMsg", separator: ">")`. The empty path is the document root.
+/// array: `"data.items.0.name"`. A MoyaMapper path pasted as written works too: text with no `.`
+/// but a `>` is split on `>` (`"data>list"`), so one rule serves every place a path is taken
+/// (`at:`, `inData:`, `decodeEnvelope(at:)`, `map(_:key:to:)`, envelope formats, the `envelope`
+/// command). A key that itself holds `.` or `>` is written as a component:
+/// `["data", "a.b", 0]`, `["a>b"]`; `JSONPath(text, separator:)` names the separator outright.
+/// The empty path is the document root.
 public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
   CustomStringConvertible
 {
@@ -42,8 +45,11 @@ public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, Expressi
   ///
   /// - Parameters:
   ///   - string: components joined by `separator`; all-digit components are array indexes.
-  ///   - separator: the character between components, `.` by default.
-  public init(_ string: String, separator: Character = ".") {
+  ///   - separator: the character between components; nil for the rule: `.`, or `>` when the
+  ///     text has a `>` and no `.`.
+  public init(_ string: String, separator: Character? = nil) {
+    let separator =
+      separator ?? (string.contains(">") && !string.contains(".") ? ">" : ".")
     guard !string.isEmpty else {
       components = []
       return
@@ -64,7 +70,7 @@ public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, Expressi
     self.components = components
   }
 
-  /// Parses a textual path with `.` as separator.
+  /// Parses a textual path: split on `.`, or on `>` when the text has a `>` and no `.`.
   ///
   /// - Parameter value: the path text.
   public init(stringLiteral value: String) {
