@@ -30,10 +30,12 @@ package struct JSONLocation: Equatable, Sendable {
   ///   - keys: the decoder's key strategy: a model's key (`userId`) is found under the JSON key
   ///     the decoder reads for it (`user_id` with `.convertFromSnakeCase`), the first
   ///     occurrence winning as in decoding.
+  ///   - rawSteps: how many leading steps are JSON keys as written (an envelope's data path,
+  ///     an `at:` path), never converted.
   /// - Returns: the deepest value reached, or nil when `data` is not JSON or `prefix` is missing.
   package static func locate(
     _ path: [any CodingKey], in data: Data, under prefix: [String] = [],
-    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys
+    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys, rawSteps: Int = 0
   ) -> JSONLocation? {
     guard let document = try? JSONDocument(data: data, maxDepth: 10_000),
       var index = document.index(at: JSONPath(prefix.map { .key($0) }))
@@ -45,7 +47,7 @@ package struct JSONLocation: Equatable, Sendable {
       case .array:
         found = key.intValue.flatMap { document.child(.index($0), of: index) }
       case .object:
-        if let convert = keys.conversion(at: Array(path[..<step])) {
+        if step >= rawSteps, let convert = keys.conversion(at: Array(path[..<step])) {
           found =
             document.members(of: index).first {
               convert(document.string($0.key)) == key.stringValue
@@ -66,10 +68,11 @@ package struct JSONLocation: Equatable, Sendable {
   /// Follows a report path (`data.list[2].id`, as `DecodingReport` writes it) as `locate` does.
   package static func locate(
     reportPath: String, in data: Data, under prefix: [String] = [],
-    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys
+    keys: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys, rawSteps: Int = 0
   ) -> JSONLocation? {
     locate(
-      parseReportPath(reportPath).map(AnyCodingKey.init), in: data, under: prefix, keys: keys)
+      parseReportPath(reportPath).map(AnyCodingKey.init), in: data, under: prefix, keys: keys,
+      rawSteps: rawSteps)
   }
 }
 

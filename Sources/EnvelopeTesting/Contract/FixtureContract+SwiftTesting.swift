@@ -37,8 +37,13 @@ extension FixtureContract {
         acceptedDrift: acceptedDrift, filePath: filePath)
     } fail: {
       Issue.record("\($0)", sourceLocation: sourceLocation)
-    } note: {
-      Issue.record("\(fixture): \($0)", severity: .warning, sourceLocation: sourceLocation)
+    } note: { note in
+      // A warning where Swift Testing has them (Swift 6.3); standard error before.
+      #if compiler(>=6.3)
+        Issue.record("\(fixture): \(note)", severity: .warning, sourceLocation: sourceLocation)
+      #else
+        FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \(note)\n".utf8))
+      #endif
     }
   }
 

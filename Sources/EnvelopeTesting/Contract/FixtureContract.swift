@@ -49,13 +49,17 @@ public enum FixtureContract {
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat?, at path: JSONPath?,
     decoder: LenientDecoder, acceptedDrift: AcceptedDrift, filePath: String
   ) throws -> DriftOutcome<T> {
-    let file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
+    var file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
+    // The envelope's data path or the `at:` path is read as written, not through the strategy.
+    file.rawSteps = envelope?.data.components.count ?? path?.components.count ?? 0
     var strict = decoder
     strict.policy = .strict
     var lenient = decoder
     lenient.policy = .lenient
-    // Every entry, so a baseline compares them all.
-    lenient.maxReportEntries = .max
+    if acceptedDrift == .baseline {
+      // Every entry, so the baseline compares them all.
+      lenient.maxReportEntries = .max
+    }
     func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
       if let envelope {
         return try decoder.decodeEnvelopeWithReport(T.self, from: file.body, format: envelope)
@@ -211,6 +215,8 @@ struct FixtureFile {
   var url: URL
   /// The decoder's key strategy: values are located under the JSON keys the decoder reads.
   var keys: LenientDecoder.KeyDecodingStrategy
+  /// How many leading path steps are JSON keys as written (the envelope's data, an `at:` path).
+  var rawSteps = 0
 
   init(_ fixture: String, filePath: String, keys: LenientDecoder.KeyDecodingStrategy) throws {
     self.keys = keys
@@ -259,7 +265,8 @@ struct FixtureFile {
   /// The value at `codingPath`, located in the file.
   private func found(_ codingPath: [any CodingKey]) -> String {
     guard
-      let location = JSONLocation.locate(codingPath, in: contents, under: bodyPrefix, keys: keys)
+      let location = JSONLocation.locate(
+        codingPath, in: contents, under: bodyPrefix, keys: keys, rawSteps: rawSteps)
     else { return "an unreadable value" }
     return location.depth == codingPath.count
       ? location.description : "nothing; nearest is \(location.description)"
@@ -270,7 +277,7 @@ struct FixtureFile {
   func whereIs(reportPath: String) -> String {
     guard
       let location = JSONLocation.locate(
-        reportPath: reportPath, in: contents, under: bodyPrefix, keys: keys)
+        reportPath: reportPath, in: contents, under: bodyPrefix, keys: keys, rawSteps: rawSteps)
     else { return "" }
     let steps = parseReportPath(reportPath).count
     return location.depth == steps

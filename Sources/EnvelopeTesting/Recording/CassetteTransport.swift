@@ -88,7 +88,8 @@ public struct CassetteTransport: HTTPTransport {
   ///   - line: the caller's `#line`.
   ///   - column: the caller's `#column`.
   /// - Returns: the transport.
-  /// - Throws: `ContractFailure` when no `Fixtures/` folder is found, or the errors of `init`.
+  /// - Throws: `FixtureFolderError` when no `Fixtures/` folder is found, or the errors of
+  ///   `init`.
   public static func named(
     _ name: String = #function, wrapping base: any HTTPTransport = URLSessionTransport(),
     mode: RecordMode? = nil, redactingHeaders: Set<String> = [],

@@ -17,21 +17,18 @@ struct TestSite: Sendable {
   /// else an XCTest failure (which fails the running XCTest test and is dropped outside one),
   /// and the message on standard error.
   ///
-  /// - Parameters:
-  ///   - message: what failed.
-  ///   - severity: `.warning` reports without failing (Swift Testing; XCTest has no warnings,
-  ///     so a warning there goes to standard error only).
-  func report(_ message: String, severity: Issue.Severity = .error) {
+  /// - Parameter message: what failed.
+  func report(_ message: String) {
     if Test.current != nil {
       Issue.record(
-        Comment(rawValue: message), severity: severity,
+        Comment(rawValue: message),
         sourceLocation: SourceLocation(
           fileID: fileID, filePath: "\(filePath)", line: Int(line), column: Int(column)))
       return
     }
     FileHandle.standardError.write(Data("EnvelopeKit: \(message)\n".utf8))
     #if canImport(XCTest)
-      if severity == .error { XCTFail(message, file: filePath, line: line) }
+      XCTFail(message, file: filePath, line: line)
     #endif
   }
 }
