@@ -69,7 +69,6 @@ extension FixtureContract {
           fixture: fixture, envelope: envelope, code: code, decoder: decoder, filePath: filePath))
     } fail: {
       Issue.record("\($0)", sourceLocation: sourceLocation)
-    } note: { _ in
     }
   }
 }

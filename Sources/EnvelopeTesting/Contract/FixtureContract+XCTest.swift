@@ -65,7 +65,6 @@
             filePath: "\(file)"))
       } fail: {
         XCTFail($0, file: file, line: line)
-      } note: { _ in
       }
     }
   }

@@ -182,7 +182,8 @@ extension FixtureContract {
   /// Runs a throwing check for a non-throwing assertion: the value, or nil after `fail` is
   /// handed the failure's message; a passing check's notes go to `note`.
   static func reporting<R>(
-    _ check: () throws -> DriftOutcome<R>, fail: (String) -> Void, note: (String) -> Void
+    _ check: () throws -> DriftOutcome<R>, fail: (String) -> Void,
+    note: (String) -> Void = { _ in }
   ) -> R? {
     do {
       let outcome = try check()

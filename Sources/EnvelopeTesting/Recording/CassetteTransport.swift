@@ -175,7 +175,7 @@ private final class Tape: @unchecked Sendable {
   let exists: Bool
   private let lock = NSLock()
   private var interactions: [Interaction]
-  private var asked: [Interaction.Request: Int] = [:]
+  private let asked = AskCounter()
 
   init(recording: Bool, exists: Bool, recorded: [Interaction]) {
     isRecording = recording
@@ -185,10 +185,9 @@ private final class Tape: @unchecked Sendable {
 
   /// The interaction for the n-th time `key` is asked.
   func next(for key: Interaction.Request) -> Next {
-    lock.withLock {
+    let index = asked.next(key) - 1
+    return lock.withLock {
       let matching = interactions.filter { $0.request == key }
-      let index = asked[key, default: 0]
-      asked[key] = index + 1
       return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
     }
   }

@@ -99,15 +99,13 @@ public struct RecordingTransport: HTTPTransport {
     let key = Interaction.Request(request, redacting: redaction)
     let occurrence = run.asked.next(key)
     if mode == .never || (mode != .all && !run.wasRecorded(key)) {
-      let recordings = try ReplayTransport(folder: folder, redacting: redaction).recordings()
-      if let interaction = ReplayTransport.recording(
-        for: key, occurrence: occurrence, in: recordings)
+      switch try ReplayTransport(folder: folder, redacting: redaction).lookup(
+        key, occurrence: occurrence)
       {
+      case .success(let interaction):
         return try await ReplayTransport.answer(request, with: interaction)
-      }
-      guard mode != .never else {
-        throw ReplayError(
-          request: key, folder: folder, candidates: ReplayTransport.closest(to: key, recordings))
+      case .failure(let missing):
+        if mode == .never { throw missing }
       }
     }
     let answer = try await record(request, key: key, occurrence: occurrence)

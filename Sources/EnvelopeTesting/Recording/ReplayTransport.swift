@@ -46,12 +46,23 @@ public struct ReplayTransport: HTTPTransport {
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let key = Interaction.Request(request, redacting: redaction)
-    let occurrence = asked.next(key)
+    let interaction = try lookup(key, occurrence: asked.next(key)).get()
+    return try await Self.answer(request, with: interaction)
+  }
+
+  /// The recording that answers the `occurrence`-th request `key`, or the `ReplayError` naming
+  /// the closest recordings when it was never recorded.
+  ///
+  /// - Throws: when the folder holds a malformed interaction file.
+  func lookup(_ key: Interaction.Request, occurrence: Int) throws -> Result<
+    Interaction, ReplayError
+  > {
     let recordings = try self.recordings()
     guard let interaction = Self.recording(for: key, occurrence: occurrence, in: recordings) else {
-      throw ReplayError(request: key, folder: folder, candidates: Self.closest(to: key, recordings))
+      return .failure(
+        ReplayError(request: key, folder: folder, candidates: Self.closest(to: key, recordings)))
     }
-    return try await Self.answer(request, with: interaction)
+    return .success(interaction)
   }
 
   /// The recording that answers the `occurrence`-th request `key`: the one recorded for that
