@@ -22,7 +22,7 @@ package enum Command {
   package static let usage = """
     usage: envelope inspect FILE [--format code,msg,data[,success codes]]
            envelope query FILE PATH
-           envelope models FILE... [--name Root] [--at PATH] [--envelope]
+           envelope models FILE... [--name Root] [--at PATH] [--envelope] [--public] [--var]
     """
 
   /// Runs the command line (without the program name).
@@ -93,13 +93,20 @@ package enum Command {
 
   static func models(_ arguments: [String], read: (String) throws -> Data) throws -> String {
     let options = try Options(
-      arguments, flags: ["--name": true, "--at": true, "--envelope": false])
+      arguments,
+      flags: ["--name": true, "--at": true, "--envelope": false, "--public": false, "--var": false])
     let files = options.positional
     guard !files.isEmpty else { throw Failure(message: "models needs at least one FILE\n\(usage)") }
-    let name = try options.value("--name") ?? "Root"
-    let envelope = options.has("--envelope")
+    var writing = ModelWriter.Options()
+    writing.rootName = try options.value("--name") ?? "Root"
+    writing.envelope = options.has("--envelope")
+    writing.isPublic = options.has("--public")
+    writing.isMutable = options.has("--var")
+    writing.files = files.map { URL(fileURLWithPath: $0).lastPathComponent }
     var path = try options.value("--at").map(parsePath) ?? .root
-    if envelope { path = JSONPath(EnvelopeFormat.default.data.components + path.components) }
+    if writing.envelope {
+      path = JSONPath(EnvelopeFormat.default.data.components + path.components)
+    }
     var shape = Shape.unknown
     for file in files {
       let json = try document(file, read: read)
@@ -108,7 +115,7 @@ package enum Command {
       }
       shape = shape.merged(with: Shape(value))
     }
-    return ModelWriter.source(for: shape, rootName: name, envelopeNote: envelope)
+    return ModelWriter.source(for: shape, options: writing)
   }
 
   // MARK: - Input

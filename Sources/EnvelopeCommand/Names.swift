@@ -38,14 +38,24 @@ enum Names {
     return name
   }
 
+  /// `userId`: an ASCII letter in lower case, then letters and digits.
+  static func isLowerCamelCase(_ name: String) -> Bool {
+    guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+    return name.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+    }
+  }
+
   /// The name, in backticks when it is a keyword.
   static func escaped(_ name: String) -> String {
     keywords.contains(name) ? "`\(name)`" : name
   }
 
-  /// `statuses` → `status`, `entries` → `entry`, `items` → `item`; else the key with `Item`.
+  /// `statuses` → `status`, `entries` → `entry`, `items` → `item`; else the key with `Item`,
+  /// unless it already ends in `item` (`item` stays `item`, never `ItemItem`).
   static func singular(_ key: String) -> String {
     let lower = key.lowercased()
+    if lower.hasSuffix("item") { return key }
     if lower.hasSuffix("ies"), key.count > 3 { return key.dropLast(3) + "y" }
     if lower.hasSuffix("sses") || lower.hasSuffix("uses") || lower.hasSuffix("xes") {
       return String(key.dropLast(2))
@@ -70,6 +80,14 @@ enum Names {
       }
     }
     return text + "\""
+  }
+
+  /// The last word of a key, camel case split too: `created_at` → `at`, `updateTime` → `Time`.
+  static func lastWord(_ key: String) -> String {
+    guard let last = words(key).last else { return "" }
+    if last == last.uppercased() { return last }
+    let start = last.lastIndex(where: \.isUppercase) ?? last.startIndex
+    return String(last[start...])
   }
 
   /// Runs of letters and digits (ASCII; anything else separates).

@@ -6,24 +6,20 @@ indirect enum Shape: Equatable {
   case unknown
   /// Only nulls so far.
   case null
-  case bool
-  case int
-  case double
-  case string
+  /// Booleans, numbers and strings: every sample, in order, so the type chosen for them can be
+  /// checked against each (``ScalarType``).
+  case scalars([JSON])
   /// Elements, and whether some element was null.
   case array(Shape, nullable: Bool)
   case object(ObjectShape)
-  /// Samples disagree in kind (`"18"` and `18`): kept as `JSON`.
+  /// Samples disagree between containers, or between a container and a scalar: kept as `JSON`.
   case json
 
   /// The shape of one sample.
   init(_ value: JSON) {
     switch value {
     case .null: self = .null
-    case .bool: self = .bool
-    case .number(let number):
-      self = number.isIntegerLiteral && number.int64Value != nil ? .int : .double
-    case .string: self = .string
+    case .bool, .number, .string: self = .scalars([value])
     case .array(let elements):
       self = .array(
         elements.reduce(Shape.unknown) { $0.merged(with: Shape($1)) },
@@ -42,10 +38,7 @@ indirect enum Shape: Equatable {
     case (.null, .null): return .null
     case (.null, let shape), (let shape, .null): return shape  // optionality is the holder's
     case (.json, _), (_, .json): return .json
-    case (.bool, .bool): return .bool
-    case (.int, .int): return .int
-    case (.int, .double), (.double, .int), (.double, .double): return .double
-    case (.string, .string): return .string
+    case (.scalars(let a), .scalars(let b)): return .scalars(a + b)
     case (.array(let a, let aNull), .array(let b, let bNull)):
       return .array(a.merged(with: b), nullable: aNull || bNull)
     case (.object(let a), .object(let b)): return .object(a.merged(with: b))
@@ -60,17 +53,30 @@ struct ObjectShape: Equatable {
   struct Field: Equatable {
     var key: String
     var shape: Shape
+    /// Missing from some sample, or null in some.
     var optional: Bool
+    /// Null in some sample.
+    var holdsNull: Bool
   }
 
   var fields: [Field] = []
   /// How many samples were merged.
   var samples = 0
 
+  /// Every key is a number (`"205705993"`): ids used as keys, read as a dictionary.
+  var isKeyedByIDs: Bool {
+    !fields.isEmpty
+      && fields.allSatisfy { field in
+        !field.key.isEmpty
+          && field.key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+      }
+  }
+
   mutating func add(_ object: JSONObject) {
     samples += 1
     for (key, value) in object where !fields.contains(where: { $0.key == key }) {
-      fields.append(Field(key: key, shape: Shape(value), optional: value.isNull))
+      fields.append(
+        Field(key: key, shape: Shape(value), optional: value.isNull, holdsNull: value.isNull))
     }
   }
 
@@ -81,13 +87,18 @@ struct ObjectShape: Equatable {
         result.fields.append(
           Field(
             key: field.key, shape: field.shape.merged(with: match.shape),
-            optional: field.optional || match.optional))
+            optional: field.optional || match.optional,
+            holdsNull: field.holdsNull || match.holdsNull))
       } else {
-        result.fields.append(Field(key: field.key, shape: field.shape, optional: true))
+        var missing = field
+        missing.optional = true
+        result.fields.append(missing)
       }
     }
     for field in other.fields where !fields.contains(where: { $0.key == field.key }) {
-      result.fields.append(Field(key: field.key, shape: field.shape, optional: true))
+      var missing = field
+      missing.optional = true
+      result.fields.append(missing)
     }
     return result
   }

@@ -70,17 +70,28 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
       files: ["a.json": first, "b.json": second])
     #expect(outcome.status == 0, "\(outcome.error)")
     let source = outcome.output
-    #expect(source.contains("struct Account: Codable {"))
-    #expect(source.contains("  var userId: JSON\n"))  // 1 and "2" disagree in kind
-    #expect(source.contains("  var name: String?\n"))  // missing from the second sample
-    #expect(source.contains("  var score: Double\n"))  // 1 and 2.5
-    #expect(source.contains("  var tags: [String]\n"))
-    #expect(source.contains("  var profile: Profile?\n"))
-    #expect(source.contains("  var `default`: Bool\n"))
-    #expect(source.contains("  var _1st: JSON?\n"))
-    #expect(source.contains(#"    case userId = "user_id""#))
+    #expect(source.contains("struct Account: Codable, Sendable {"))
+    // 1 and "2" disagree in kind: the type the lenient decoder coerces both to, with a comment.
+    #expect(
+      source.contains(
+        #"""
+          // Samples of "user_id" disagree: 1, "2". Read as Int: the lenient policy coerces and reports
+          // each; the strict one rejects them.
+          let userId: Int
+
+        """#))
+    #expect(source.contains("  let name: String?\n"))  // missing from the second sample
+    #expect(source.contains("  let score: Double\n"))  // 1 and 2.5
+    #expect(source.contains("  let tags: [String]\n"))
+    #expect(source.contains("  let profile: Profile?\n"))
+    #expect(source.contains("  let `default`: Bool\n"))
+    #expect(source.contains("  let _1st: JSON?\n"))
+    // `.convertFromSnakeCase` reads user_id as userId: only "1st" needs a coding key.
+    #expect(source.contains("    case userId\n"))
     #expect(source.contains(#"    case _1st = "1st""#))
-    #expect(source.contains("struct Profile: Codable {\n  var city: String\n}"))
+    #expect(source.contains("struct Profile: Codable, Sendable {\n  let city: String\n}"))
+    #expect(source.contains("LenientDecoder.forAccount().decodeEnvelope(Account.self, from: body)"))
+    #expect(source.contains("    decoder.keyDecodingStrategy = .convertFromSnakeCase\n"))
     // Deterministic: the same input gives the same text.
     #expect(
       run(
@@ -90,20 +101,86 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
       .output == source)
   }
 
+  @Test func codingKeysOnlyForKeysTheSnakeCaseStrategyCannotProduce() {
+    let body = #"{"first_name":"A","createdBy":"B","URL":"x","display-name":"C","_id":1}"#
+    let source = run(["models", "b.json"], files: ["b.json": body]).output
+    #expect(
+      source.contains("  let firstName: String\n  let createdBy: String\n  let url: String\n"))
+    #expect(source.contains("  let displayName: String\n  let id: Int\n"))
+    #expect(source.contains(#"    case url = "URL""#))
+    #expect(source.contains(#"    case displayName = "display-name""#))
+    #expect(source.contains(#"    case id = "_id""#))
+    #expect(source.contains("    case firstName\n"))
+    // Only snake_case keys: no CodingKeys at all.
+    let plain = run(["models", "p.json"], files: ["p.json": #"{"user_id":1,"is_vip":true}"#])
+    #expect(!plain.output.contains("CodingKeys"))
+    // Two keys the strategy cannot tell apart: the first is read, the second named in a comment.
+    let clash = run(["models", "c.json"], files: ["c.json": #"{"user_id":1,"userId":2}"#]).output
+    #expect(clash.contains("  let userId: Int\n"))
+    #expect(
+      clash.contains(#"// "userId" is left out: `.convertFromSnakeCase` reads it as `userId` too."#)
+    )
+  }
+
+  @Test func datesURLsAndIDKeyedObjectsAreInferredFromEverySample() {
+    let first =
+      #"{"created_at":"2026-11-20T08:15:00Z","paid_at":1763626500000,"login_time":"1763626500","count":1763626500,"home":"https://a.example/x","seats":{"101":{"row":"A"}},"updated":"2026-11-20T08:15:00Z"}"#
+    let second =
+      #"{"created_at":"2026-11-21T09:00:00.250+01:00","paid_at":1763712000000,"login_time":1763712000,"count":3,"home":"https://b.example","seats":{"102":{"row":"B"},"103":null},"updated":"soon"}"#
+    let source = run(
+      ["models", "a.json", "b.json", "--name", "Event"],
+      files: [
+        "a.json": first, "b.json": second,
+      ]
+    ).output
+    #expect(source.contains("  let createdAt: Date\n"))
+    #expect(source.contains("  let paidAt: Date\n"))
+    #expect(source.contains("  let loginTime: Date\n"))  // a number, or a string holding one
+    #expect(source.contains("  let count: Int\n"))  // a number without a time word stays a number
+    #expect(source.contains("  let home: URL\n"))
+    #expect(source.contains("  let seats: [String: Seat?]\n"))
+    #expect(source.contains("  let updated: String\n"))  // not a date in every sample
+    #expect(source.contains(#"    decoder.transform(Event.self, key: "createdAt", .iso8601)"#))
+    #expect(
+      source.contains(#"    decoder.transform(Event.self, key: "paidAt", .millisecondsSince1970)"#))
+    #expect(
+      source.contains(#"    decoder.transform(Event.self, key: "loginTime", .secondsSince1970)"#))
+    // Array elements have no transform of their own: ISO strings in a list stay strings.
+    let list = run(["models", "l.json"], files: ["l.json": #"{"days":["2026-11-20T08:15:00Z"]}"#])
+    #expect(list.output.contains("  let days: [String]\n"))
+  }
+
+  @Test func publicVarAndNamesWithoutStutter() {
+    let body = #"{"item":[{"a":1}],"line_items":[{"b":2}],"data":[{"c":3}],"first_name":"A"}"#
+    let source = run(["models", "b.json", "--public", "--var"], files: ["b.json": body]).output
+    #expect(source.contains("public struct Root: Codable, Sendable {"))
+    #expect(source.contains("  /// \"first_name\" in the JSON.\n  public var firstName: String\n"))
+    #expect(
+      source.contains("  public init(item: [Item], lineItems: [LineItem], data: [DataItem], "))
+    #expect(source.contains("    self.firstName = firstName\n"))
+    #expect(source.contains("public struct Item: Codable, Sendable {"))
+    #expect(source.contains("public struct LineItem: Codable, Sendable {"))
+    #expect(!source.contains("ItemItem"))
+    #expect(source.contains("  public static func forRoot(policy: DecodingPolicy = .lenient)"))
+    let plain = run(["models", "b.json"], files: ["b.json": body]).output
+    #expect(plain.contains("struct Root: Codable, Sendable {\n  let item: [Item]\n"))
+    #expect(!plain.contains("public"))
+  }
+
   @Test func arraysOfObjectsAreNamedInTheSingularAndNullableElementsAreOptional() {
     let body =
       #"{"statuses":[{"id":1,"entries":[{"n":1}]},{"id":2,"entries":[]}],"scores":[1,null,3]}"#
     let source = run(["models", "b.json"], files: ["b.json": body]).output
-    #expect(source.contains("  var statuses: [Status]\n"))
-    #expect(source.contains("  var entries: [Entry]\n"))
-    #expect(source.contains("  var scores: [Int?]\n"))
+    #expect(source.contains("  let statuses: [Status]\n"))
+    #expect(source.contains("  let entries: [Entry]\n"))
+    #expect(source.contains("  let scores: [Int?]\n"))
   }
 
   @Test func aModelAtAPathAndARootArray() {
     let body = #"{"page":{"rows":[{"a":1}]}}"#
     let source = run(["models", "b.json", "--at", "page.rows"], files: ["b.json": body]).output
     #expect(source.contains("typealias Root = [RootItem]"))
-    #expect(source.contains("struct RootItem: Codable {\n  var a: Int\n}"))
+    #expect(source.contains("struct RootItem: Codable, Sendable {\n  let a: Int\n}"))
   }
 
   @Test func deepNestingEndsInJSONSoLinesStayShort() {

@@ -375,7 +375,7 @@ extension LenientDecoder.KeyDecodingStrategy {
 
 /// Foundation's snake-case conversion: `first_name` → `firstName`, leading and trailing
 /// underscores kept, a key with no inner underscore unchanged.
-func convertFromSnakeCase(_ key: String) -> String {
+package func convertFromSnakeCase(_ key: String) -> String {
   guard !key.isEmpty, let first = key.firstIndex(where: { $0 != "_" }) else { return key }
   var last = key.index(before: key.endIndex)
   while last > first, key[last] == "_" { last = key.index(before: last) }

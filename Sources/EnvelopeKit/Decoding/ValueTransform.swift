@@ -26,7 +26,7 @@ import Foundation
 /// full path. Transforms apply in both policies: they are the model's contract.
 public struct ValueTransform<Value>: Sendable {
   /// Reads the value from the key's JSON.
-  let read: @Sendable (JSON) throws -> Value
+  package let read: @Sendable (JSON) throws -> Value
   /// Writes the value as JSON; nil for a read-only transform.
   let write: (@Sendable (Value) throws -> JSON)?
 
