@@ -1,7 +1,7 @@
 import EnvelopeKit
 import Foundation
 
-// Release build only: swift run -c release EnvelopeBenchmarks [--quick]
+// Release build only: swift run -c release EnvelopeBenchmarks [--quick | --small [runs] | --encode …]
 // Every figure is a ratio against Foundation measured in the same process, interleaved.
 
 let quick = CommandLine.arguments.contains("--quick")
@@ -112,8 +112,16 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-encode"),
   exit(0)
 }
 
-if CommandLine.arguments.contains("--provider") {
-  print(try await providerBenchmark())
+if let flag = CommandLine.arguments.firstIndex(of: "--small") {
+  let runs = CommandLine.arguments.dropFirst(flag + 1).first.flatMap { Int($0) } ?? 5
+  for line in try await smallEnvelopeBenchmarks(runs: runs) { print(line) }
+  exit(0)
+}
+
+if let flag = CommandLine.arguments.firstIndex(of: "--profile-small") {
+  let rest = CommandLine.arguments.dropFirst(flag + 1)
+  try await profileSmall(
+    rest.first ?? "user", seconds: rest.dropFirst().first.flatMap { Double($0) } ?? 10)
   exit(0)
 }
 
@@ -220,7 +228,7 @@ try envelopeBenchmark()
 try scalingBenchmark()
 try memoryBenchmark()
 try encodeBenchmarks()
-summary.append(try await providerBenchmark())
+summary.append(contentsOf: try await smallEnvelopeBenchmarks(runs: 1))
 
 print("\n== Summary")
 summary.forEach { print($0) }

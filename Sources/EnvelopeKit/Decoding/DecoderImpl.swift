@@ -272,7 +272,8 @@ final class DecoderImpl: Decoder {
     if let cached = traitCache[id] {
       traits = cached
     } else {
-      traits = TypeTraits(type, keyMappings: options.decoder.keyMappings.mappings(for: type))
+      let mappings = options.decoder.keyMappings.mappings(for: type)
+      traits = mappings == nil ? TypeTraits.shared(type) : TypeTraits(type, keyMappings: mappings)
       traitCache[id] = traits
     }
     lastTraits = traits

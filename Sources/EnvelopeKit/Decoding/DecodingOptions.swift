@@ -10,14 +10,15 @@ final class DecodingOptions {
   /// Whether any key can be required (`missingKeys = .error` or `LenientDecoder.require`).
   let requiresKeys: Bool
   let leniency: Leniency
-  let userInfo: [CodingUserInfoKey: Any]
+  /// Built when a model first asks (`Decoder.userInfo`): most never do, and building it is a
+  /// dictionary per call.
+  lazy var userInfo: [CodingUserInfoKey: Any] = decoder.userInfoForModels
 
   init(_ decoder: LenientDecoder) {
     self.decoder = decoder
     hasKeyMappings = !decoder.keyMappings.isEmpty
     requiresKeys = decoder.missingKeys == .error || !decoder.requiredKeys.isEmpty
     leniency = Leniency(decoder.policy)
-    userInfo = decoder.userInfoForModels
   }
 
   var maxDepth: Int { decoder.maxDepth }

@@ -1,9 +1,14 @@
 import Foundation
 
-/// What the decoder needs to know about a type, worked out once per type and decode. A class:
-/// it is read out of the cache on every `unbox`, and a struct of dictionaries and metatypes
-/// cost a retain per field there.
-final class TypeTraits {
+/// What the decoder needs to know about a type. A class: it is read out of the cache on every
+/// `unbox`, and a struct of dictionaries and metatypes cost a retain per field there.
+///
+/// Worked out once per process for most types (`shared(_:)`: the casts it takes are most of a
+/// small decode's fixed cost otherwise), and once per decode for a type with key mappings or
+/// declared initial values, whose values each decode gets afresh.
+///
+/// `@unchecked Sendable`: immutable; the shared ones hold only metatypes and flags.
+final class TypeTraits: @unchecked Sendable {
   /// How the decoder itself decodes the type, bypassing `init(from:)`; nil for most types.
   enum Special {
     case optional(any DecodableOptional.Type)
@@ -56,6 +61,18 @@ final class TypeTraits {
     finishesDecoding = type is any DecodingFinishing.Type
   }
 
+  /// The traits of a type with no key mappings, from the process-wide cache; a
+  /// `LenientDecodable` type's are worked out afresh (its initial values may be objects).
+  static func shared(_ type: Any.Type) -> TypeTraits {
+    let id = ObjectIdentifier(type)
+    if let cached = sharedCache.withLock({ $0[id] }) { return cached }
+    let traits = TypeTraits(type)
+    if traits.initialValues == nil { sharedCache.withLock { $0[id] = traits } }
+    return traits
+  }
+
+  private static let sharedCache = LockedTraits()
+
   private static func initialValues(of type: any LenientDecodable.Type) -> [String: Any] {
     var values: [String: Any] = [:]
     for child in Mirror(reflecting: type.init()).children {
@@ -65,5 +82,19 @@ final class TypeTraits {
       values[label] = child.value
     }
     return values
+  }
+}
+
+/// The process-wide traits, behind a lock (held for one dictionary access).
+///
+/// `@unchecked Sendable`: `traits` is only touched with `lock` held.
+private final class LockedTraits: @unchecked Sendable {
+  private let lock = NSLock()
+  private var traits: [ObjectIdentifier: TypeTraits] = [:]
+
+  func withLock<R>(_ body: (inout [ObjectIdentifier: TypeTraits]) -> R) -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&traits)
   }
 }

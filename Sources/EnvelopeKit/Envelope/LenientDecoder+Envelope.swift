@@ -107,9 +107,9 @@ extension LenientDecoder {
   private func decodeEnvelopeResult<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> EnvelopeResult<T> {
-    let format = format ?? envelope
     var decoder = self
-    decoder.envelope = format
+    if let format { decoder.envelope = format }  // else no copy to change
+    let format = decoder.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
       guard status.isSuccess else {

@@ -19,8 +19,16 @@ enum JSONInputEncoding {
   /// The encoding and the length of the byte order mark before the text (0 when none).
   private static func detect(_ data: Data) -> (String.Encoding, Int)? {
     guard data.count >= 2 else { return nil }
-    let b = Array(data.prefix(4)) + [UInt8](repeating: 1, count: max(0, 4 - data.count))
-    switch (b[0], b[1], b[2], b[3]) {
+    let start = data.startIndex
+    // Almost every body: no zero byte and no byte order mark up front, so UTF-8. (Every case
+    // below starts with 0x00, 0xFE or 0xFF, or has 0x00 second.)
+    let first = data[start]
+    let second = data[start + 1]
+    if first != 0, first < 0xFE, second != 0 { return nil }
+    let b = (
+      first, second, data.count > 2 ? data[start + 2] : 1, data.count > 3 ? data[start + 3] : 1
+    )
+    switch b {
     case (0x00, 0x00, 0xFE, 0xFF): return (.utf32BigEndian, 4)
     case (0xFF, 0xFE, 0x00, 0x00): return (.utf32LittleEndian, 4)
     // swift-foundation reads UTF-32LE after these bytes too (its tests decode a string so).
@@ -28,9 +36,9 @@ enum JSONInputEncoding {
     case (0xFE, 0xFF, _, _): return (.utf16BigEndian, 2)
     case (0xFF, 0xFE, _, _): return (.utf16LittleEndian, 2)
     case (0x00, 0x00, 0x00, _) where data.count >= 4: return (.utf32BigEndian, 0)
-    case (_, 0x00, 0x00, 0x00) where data.count >= 4 && b[0] != 0: return (.utf32LittleEndian, 0)
-    case (0x00, _, _, _) where b[1] != 0: return (.utf16BigEndian, 0)
-    case (_, 0x00, _, _) where b[0] != 0: return (.utf16LittleEndian, 0)
+    case (_, 0x00, 0x00, 0x00) where data.count >= 4 && b.0 != 0: return (.utf32LittleEndian, 0)
+    case (0x00, _, _, _) where b.1 != 0: return (.utf16BigEndian, 0)
+    case (_, 0x00, _, _) where b.0 != 0: return (.utf16LittleEndian, 0)
     default: return nil
     }
   }

@@ -1,0 +1,195 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+
+// `--small [runs]`: the envelopes an app decodes on every screen, a 255 B user and a 4.7 KB page
+// of 20 users, in both policies, through `decodeEnvelope` and a stubbed `Provider.request`, each
+// against a reused `JSONDecoder` decoding the same model in the same run, interleaved; medians
+// of per-call times. Several runs give min / median / max of each ratio.
+
+/// The user: snake_case keys through `CodingKeys`, an Int, optionals, a Bool, a Double.
+private struct BenchUser: Codable, Sendable {
+  var id: Int
+  var name: String
+  var email: String
+  var age: Int
+  var score: Double
+  var isActive: Bool
+  var avatarURL: String?
+  var city: String?
+  var createdAt: String
+  var followers: Int
+  enum CodingKeys: String, CodingKey {
+    case id, name, email, age, score, city, followers
+    case isActive = "is_active"
+    case avatarURL = "avatar_url"
+    case createdAt = "created_at"
+  }
+}
+
+/// A page of users.
+private struct BenchPage: Codable, Sendable {
+  var page: Int
+  var pageSize: Int
+  var total: Int
+  var hasMore: Bool
+  var users: [BenchUser]
+  enum CodingKeys: String, CodingKey {
+    case page, total, users
+    case pageSize = "page_size"
+    case hasMore = "has_more"
+  }
+}
+
+/// The envelope as a `JSONDecoder` user declares it.
+private struct BenchEnvelope<T: Decodable>: Decodable {
+  var code: Int
+  var msg: String
+  var data: T?
+}
+
+private func userJSON(_ index: Int) -> String {
+  let avatar = index % 3 == 0 ? "null" : "\"https://cdn.example.com/u/\(index).png\""
+  let city = index % 4 == 1 ? "null" : "\"London\""
+  return
+    #"{"id":\#(1800 + index),"name":"Augusta Ada King-Noel","email":"augusta.ada.king@example.com","age":\#(20 + index),"score":\#(90 + index).75,"is_active":\#(index % 2 == 0),"avatar_url":\#(avatar),"city":\#(city),"created_at":"2024-05-01T10:00:00.000+00:00","followers":\#(181_500 + index)}"#
+}
+
+/// The stubbed endpoints.
+private enum BenchTarget: TargetType {
+  case user, page
+
+  static let userBody = Data((#"{"code":0,"msg":"success","data":"# + userJSON(0) + "}").utf8)
+  static let pageBody = Data(
+    (#"{"code":0,"msg":"success","data":{"page":1,"page_size":20,"total":412,"has_more":true,"users":["#
+      + (0..<20).map(userJSON).joined(separator: ",") + "]}}").utf8)
+
+  var baseURL: URL { URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/") }
+  var path: String { self == .user ? "/me" : "/users" }
+  var sample: StubResponse { .body(self == .user ? Self.userBody : Self.pageBody) }
+}
+
+/// Per-call medians of `rounds` rounds of `calls` calls each, contenders interleaved.
+private func medians(
+  rounds: Int, calls: Int, _ contenders: [() async throws -> Void]
+) async throws -> [Double] {
+  var samples = Array(repeating: [Double](), count: contenders.count)
+  for contender in contenders { try await contender() }
+  for _ in 0..<rounds {
+    for (position, contender) in contenders.enumerated() {
+      let start = DispatchTime.now().uptimeNanoseconds
+      for _ in 0..<calls { try await contender() }
+      let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+      samples[position].append(elapsed / Double(calls))
+    }
+  }
+  return samples.map { $0.sorted()[$0.count / 2] }
+}
+
+/// One row's figures from one run.
+struct SmallEnvelopeRow {
+  var name: String
+  /// JSONDecoder time / decodeEnvelope time.
+  var decode: Double
+  /// JSONDecoder time / Provider.request time.
+  var provider: Double
+  /// Provider.request time minus decodeEnvelope time, in µs.
+  var overhead: Double
+  /// decodeEnvelope time, in µs.
+  var decodeTime: Double
+}
+
+/// One run of the four rows (two payloads, two policies).
+private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnvelopeRow] {
+  var rows: [SmallEnvelopeRow] = []
+  let foundation = JSONDecoder()
+  for policy in [DecodingPolicy.lenient, .strict] {
+    let decoder = LenientDecoder(policy: policy)
+    let provider = Provider<BenchTarget>(decoder: decoder, stub: .immediate)
+    let user = BenchTarget.userBody
+    let userTimes = try await medians(
+      rounds: rounds, calls: calls,
+      [
+        { _ = try foundation.decode(BenchEnvelope<BenchUser>.self, from: user) },
+        { _ = try decoder.decodeEnvelope(BenchUser.self, from: user) },
+        { _ = try await provider.request(.user, as: BenchUser.self) },
+      ])
+    let page = BenchTarget.pageBody
+    let pageTimes = try await medians(
+      rounds: rounds, calls: max(200, calls / 10),
+      [
+        { _ = try foundation.decode(BenchEnvelope<BenchPage>.self, from: page) },
+        { _ = try decoder.decodeEnvelope(BenchPage.self, from: page) },
+        { _ = try await provider.request(.page, as: BenchPage.self) },
+      ])
+    for (name, times) in [
+      ("\(user.count) B user, \(policy)", userTimes),
+      ("\(page.count) B page, \(policy)", pageTimes),
+    ] {
+      rows.append(
+        SmallEnvelopeRow(
+          name: name, decode: times[0] / times[1], provider: times[0] / times[2],
+          overhead: (times[2] - times[1]) * 1e6, decodeTime: times[1] * 1e6))
+    }
+  }
+  return rows
+}
+
+/// `runs` runs; prints the table of min / median / max and returns the summary lines (medians).
+@MainActor func smallEnvelopeBenchmarks(runs: Int) async throws -> [String] {
+  let calls = quick ? 2_000 : 4_000
+  var all: [[SmallEnvelopeRow]] = []
+  for _ in 0..<runs { all.append(try await smallEnvelopeRun(calls: calls, rounds: quick ? 5 : 9)) }
+  func spread(_ values: [Double], _ format: String) -> String {
+    let sorted = values.sorted()
+    return [sorted[0], sorted[sorted.count / 2], sorted[sorted.count - 1]]
+      .map { String(format: format, $0) }.joined(separator: " / ")
+  }
+  print("\nSmall envelopes, \(runs) run(s), min / median / max (ratios against JSONDecoder)")
+  var summary: [String] = []
+  for position in all[0].indices {
+    let rows = all.map { $0[position] }
+    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+    print(
+      "  \(rows[0].name.padding(toLength: 22, withPad: " ", startingAt: 0))"
+        + " decodeEnvelope \(spread(rows.map(\.decode), "%.2fx"))"
+        + " | Provider.request \(spread(rows.map(\.provider), "%.2fx"))"
+        + " | provider over decode \(spread(rows.map(\.overhead), "%.1f")) µs"
+        + " (decode \(spread(rows.map(\.decodeTime), "%.1f")) µs)")
+    let decode = median(rows.map(\.decode))
+    let overhead = median(rows.map(\.overhead))
+    let decodeTime = median(rows.map(\.decodeTime))
+    summary.append(
+      String(
+        format:
+          "%@: decodeEnvelope %5.2fx JSONDecoder, Provider.request %5.2fx; provider costs %.1f µs over the decode (%.1f µs)",
+        rows[0].name, decode, median(rows.map(\.provider)), overhead, decodeTime))
+    let isUser = position % 2 == 0
+    check(
+      decode >= (isUser ? 3.0 : 3.5),
+      "\(rows[0].name): decodeEnvelope at least \(isUser ? "3.0" : "3.5")x JSONDecoder")
+    if isUser {
+      check(overhead <= decodeTime, "\(rows[0].name): the provider costs no more than the decode")
+    }
+  }
+  return summary
+}
+
+/// `--profile-small user|page|provider [seconds]`: one contender in a loop, for `perf record`.
+func profileSmall(_ what: String, seconds: Double) async throws {
+  let decoder = LenientDecoder()
+  let provider = Provider<BenchTarget>(decoder: decoder, stub: .immediate)
+  let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+  var calls = 0
+  while DispatchTime.now().uptimeNanoseconds < end {
+    for _ in 0..<1000 {
+      switch what {
+      case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)
+      case "provider": _ = try await provider.request(.user, as: BenchUser.self)
+      default: _ = try decoder.decodeEnvelope(BenchUser.self, from: BenchTarget.userBody)
+      }
+    }
+    calls += 1000
+  }
+  print("\(what): \(calls) calls")
+}
