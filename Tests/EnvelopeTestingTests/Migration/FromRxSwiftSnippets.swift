@@ -72,9 +72,6 @@ enum RxGuide {
         errorText = "\(error)"
       }
     }
-
-    /// Waits for the load in flight, for tests.
-    func loaded() async { await loading?.value }
   }
 
   // MARK: - Download progress
@@ -98,6 +95,11 @@ enum RxGuide {
       }
     }
   }
+}
+
+extension RxGuide.FeedViewModel {
+  /// Waits for the load in flight, for tests.
+  func loaded() async { await loading?.value }
 }
 
 @Suite struct MigrationRxSwiftSnippets {

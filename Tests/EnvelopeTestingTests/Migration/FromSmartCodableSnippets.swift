@@ -87,6 +87,10 @@ enum LenientGuide {
 
 @Suite struct MigrationLenientCodableSnippets {
   typealias Profile = LenientGuide.Profile
+  typealias Badge = LenientGuide.Badge
+  typealias Settings = LenientGuide.Settings
+  typealias Cart = LenientGuide.Cart
+  typealias Line = LenientGuide.Line
 
   @Test func deserializeAtADesignatedPath() throws {
     let text = LenientGuide.profileText
@@ -138,29 +142,30 @@ enum LenientGuide {
     let decoder = LenientGuide.badgeDecoder()
     let text = ##"{"label": {"text": "New"}, "color": "#FF8800"}"##
     // Mapper<Badge>().map(JSONString: text)
-    let badge = try decoder.decode(LenientGuide.Badge.self, from: text)
+    let badge = try decoder.decode(Badge.self, from: text)
     // badge.toJSONString(): the same mapping and transform, reversed
     var encoder = ModelEncoder(matching: decoder)
     encoder.outputFormatting = .sortedKeys
     let written = try encoder.encodeString(badge)
 
-    #expect(badge == LenientGuide.Badge(title: "New", color: 0xFF8800))
+    #expect(badge == Badge(title: "New", color: 0xFF8800))
     #expect(written == ##"{"color":"#FF8800","label":{"text":"New"}}"##)
   }
 
   @Test func aRequiredKeyIsNotInvented() throws {
     let decoder = LenientGuide.badgeDecoder()
     #expect(throws: DecodingError.self) {
-      try decoder.decode(LenientGuide.Badge.self, from: ##"{"color": "#FF8800"}"##)
+      try decoder.decode(Badge.self, from: ##"{"color": "#FF8800"}"##)
     }
   }
 
   @Test func betterCodableDefaults() throws {
     let text = #"{"pageSize": "lots", "notifications": null}"#
-    let decoded = try LenientDecoder().decodeWithReport(LenientGuide.Settings.self, from: text)
-
-    #expect(decoded.value == LenientGuide.Settings())
+    let decoded = try LenientDecoder().decodeWithReport(Settings.self, from: text)
     let entries = decoded.report.entries.map { "\($0.path) \($0.kind)" }
+    // ["pageSize defaulted", "notifications defaulted", "muted defaulted"]
+
+    #expect(decoded.value == Settings())
     #expect(entries == ["pageSize defaulted", "notifications defaulted", "muted defaulted"])
   }
 
@@ -169,13 +174,12 @@ enum LenientGuide {
       {"lines": [{"title": "Pen", "price": 1.5}, "oops", {"title": "Ink", "price": "2.5"}],
        "count": "2", "code": 404}
       """
-    let decoded = try LenientDecoder().decodeWithReport(LenientGuide.Cart.self, from: text)
-
-    let lines = [
-      LenientGuide.Line(title: "Pen", price: 1.5), LenientGuide.Line(title: "Ink", price: 2.5),
-    ]
-    #expect(decoded.value == LenientGuide.Cart(lines: lines, count: 2, code: "404"))
+    let decoded = try LenientDecoder().decodeWithReport(Cart.self, from: text)
     let entries = decoded.report.entries.map { "\($0.path) \($0.kind)" }
+    // ["lines[1] dropped", "lines[2].price coerced", "count coerced", "code coerced"]
+
+    let lines = [Line(title: "Pen", price: 1.5), Line(title: "Ink", price: 2.5)]
+    #expect(decoded.value == Cart(lines: lines, count: 2, code: "404"))
     #expect(
       entries == ["lines[1] dropped", "lines[2].price coerced", "count coerced", "code coerced"])
   }
@@ -184,14 +188,14 @@ enum LenientGuide {
   // @LossyArray drops it; with `missingKeys = .error` the whole decode fails instead.
   @Test func anElementMissingAKeyIsKeptNotDropped() throws {
     let text = #"{"lines": [{"title": "Pen"}], "count": 1, "code": "a"}"#
-    let decoded = try LenientDecoder().decodeWithReport(LenientGuide.Cart.self, from: text)
-    #expect(decoded.value.lines == [LenientGuide.Line(title: "Pen", price: 0)])
+    let decoded = try LenientDecoder().decodeWithReport(Cart.self, from: text)
+    #expect(decoded.value.lines == [Line(title: "Pen", price: 0)])
     #expect(decoded.report.entries.map(\.path) == ["lines[0].price"])
 
     var strictKeys = LenientDecoder()
     strictKeys.missingKeys = .error
     #expect(throws: DecodingError.self) {
-      try strictKeys.decode(LenientGuide.Cart.self, from: text)
+      try strictKeys.decode(Cart.self, from: text)
     }
   }
 }
