@@ -186,10 +186,39 @@ func profileSmall(_ what: String, seconds: Double) async throws {
       switch what {
       case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)
       case "provider": _ = try await provider.request(.user, as: BenchUser.self)
+      case "empty": _ = try decoder.decode([String: Int].self, from: Data("{}".utf8))
+      case "status": _ = try decoder.envelopeStatus(from: BenchTarget.userBody)
       default: _ = try decoder.decodeEnvelope(BenchUser.self, from: BenchTarget.userBody)
       }
     }
     calls += 1000
   }
   print("\(what): \(calls) calls")
+}
+
+/// `--small-parts`: what a small envelope's decode is made of, per call (µs), interleaved.
+func smallEnvelopeParts() async throws {
+  let decoder = LenientDecoder()
+  let foundation = JSONDecoder()
+  let body = BenchTarget.userBody
+  let user = Data(userJSON(0).utf8)
+  let empty = Data("{}".utf8)
+  let names = [
+    "JSONDecoder envelope", "JSONDecoder user alone", "decodeEnvelope", "decode user alone",
+    "envelopeStatus", "decode {} as [String: Int]", "JSON(data:) of the envelope",
+  ]
+  let times = try await medians(
+    rounds: 9, calls: 4_000,
+    [
+      { _ = try foundation.decode(BenchEnvelope<BenchUser>.self, from: body) },
+      { _ = try foundation.decode(BenchUser.self, from: user) },
+      { _ = try decoder.decodeEnvelope(BenchUser.self, from: body) },
+      { _ = try decoder.decode(BenchUser.self, from: user) },
+      { _ = try decoder.envelopeStatus(from: body) },
+      { _ = try decoder.decode([String: Int].self, from: empty) },
+      { _ = try JSON(data: body) },
+    ])
+  for (name, time) in zip(names, times) {
+    print(String(format: "  %-32@ %6.2f µs", name as NSString, time * 1e6))
+  }
 }

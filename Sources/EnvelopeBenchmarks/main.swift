@@ -118,6 +118,11 @@ if let flag = CommandLine.arguments.firstIndex(of: "--small") {
   exit(0)
 }
 
+if CommandLine.arguments.contains("--small-parts") {
+  try await smallEnvelopeParts()
+  exit(0)
+}
+
 if let flag = CommandLine.arguments.firstIndex(of: "--profile-small") {
   let rest = CommandLine.arguments.dropFirst(flag + 1)
   try await profileSmall(

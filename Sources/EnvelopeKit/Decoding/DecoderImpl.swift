@@ -13,6 +13,8 @@ final class DecoderImpl: Decoder {
   let recorder: ReportRecorder
   private(set) var position: DecodingPosition
   private var traitCache: [ObjectIdentifier: TypeTraits]
+  /// Traits looked up outside `traitCache` so far.
+  private var lookups = 0
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   private let stack: StackGuard
@@ -274,7 +276,11 @@ final class DecoderImpl: Decoder {
     } else {
       let mappings = options.decoder.keyMappings.mappings(for: type)
       traits = mappings == nil ? TypeTraits.shared(type) : TypeTraits(type, keyMappings: mappings)
-      traitCache[id] = traits
+      // A small decode asks for a handful of types: the shared cache answers them, and this
+      // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for
+      // this decode alone (mappings, initial values) are kept from the first.
+      lookups += 1
+      if lookups > 8 || mappings != nil || traits.initialValues != nil { traitCache[id] = traits }
     }
     lastTraits = traits
     return traits

@@ -134,8 +134,10 @@ public struct LenientDecoder: Sendable {
   public func decodeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, at path: JSONPath? = nil
   ) throws -> Decoded<T> {
-    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let decoder = DecoderImpl(options: DecodingOptions(self), document: document)
+    // Made out here: a closure that used `self` would copy the whole decoder.
+    let options = DecodingOptions(self)
+    return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      let decoder = DecoderImpl(options: options, document: document)
       let value = try decoder.decodeRoot(type, at: path ?? .root)
       return Decoded(value: value, report: decoder.recorder.report)
     }

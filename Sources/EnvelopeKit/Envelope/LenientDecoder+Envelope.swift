@@ -80,9 +80,8 @@ extension LenientDecoder {
   public func decodeEnvelopeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil, at path: JSONPath
   ) throws -> Decoded<T> {
-    let format = format ?? envelope
     let result = try decodeEnvelopeResult(type, from: data, format: format, at: path)
-    guard result.status.isSuccess else { throw format.error(for: result.status) }
+    guard result.status.isSuccess else { throw (format ?? envelope).error(for: result.status) }
     guard let value = result.value else {
       throw EnvelopeError.missingData(code: result.status.code)
     }
@@ -107,15 +106,22 @@ extension LenientDecoder {
   private func decodeEnvelopeResult<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> EnvelopeResult<T> {
-    var decoder = self
-    if let format { decoder.envelope = format }  // else no copy to change
-    let format = decoder.envelope
+    // The options are made out here: a closure that used `self` would copy the whole decoder.
+    let options: DecodingOptions
+    if let format {
+      var decoder = self
+      decoder.envelope = format
+      options = DecodingOptions(decoder)
+    } else {
+      options = DecodingOptions(self)
+    }
+    let format = options.decoder.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
       guard status.isSuccess else {
         return EnvelopeResult(status: status, value: nil, report: DecodingReport())
       }
-      let impl = DecoderImpl(options: DecodingOptions(decoder), document: document)
+      let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
         type, with: impl, in: document, format: format, status: status, at: path)
       return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
@@ -132,8 +138,9 @@ extension LenientDecoder {
   public func envelopeStatus(from data: Data, format: EnvelopeFormat? = nil) throws
     -> EnvelopeStatus
   {
-    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      try Self.status(of: document, format: format ?? envelope)
+    let format = format ?? envelope
+    return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      try Self.status(of: document, format: format)
     }
   }
 

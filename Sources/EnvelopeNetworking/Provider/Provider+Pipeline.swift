@@ -117,9 +117,10 @@ extension Provider {
   /// query), method, timeout, body and headers.
   func build(_ target: Target) throws -> URLRequest {
     let base = baseURL ?? target.baseURL
-    let url = target.path.isEmpty ? base : base.appendingPathComponent(target.path)
+    let url = target.path.isEmpty ? base : urls.url(base, target.path)
     var request = URLRequest(url: url, timeoutInterval: try Timeout.requestInterval(target.timeout))
-    request.httpMethod = target.method.rawValue
+    // GET is a new request's method already; setting it compares method names, case-insensitively.
+    if target.method != .get { request.httpMethod = target.method.rawValue }
     try target.task.apply(to: &request, query: target.query)
     for (name, value) in target.headers { request.setValue(value, forHTTPHeaderField: name) }
     return request
@@ -262,5 +263,32 @@ extension Provider {
   static func surfaced(_ error: ProviderError) -> any Error {
     if case .underlying(let mapped, let response) = error, response != nil { return mapped }
     return error
+  }
+}
+
+/// `base.appendingPathComponent(path)`, remembered for the last few hundred pairs.
+///
+/// `@unchecked Sendable`: `joined` is only touched with `lock` held.
+final class JoinedURLs: @unchecked Sendable {
+  private struct Key: Hashable {
+    var base: URL
+    var path: String
+  }
+
+  /// Pairs kept before the memory starts over (a provider's paths with ids in them vary).
+  static let limit = 256
+  private let lock = NSLock()
+  private var joined: [Key: URL] = [:]
+
+  /// The URL for `path` under `base`.
+  func url(_ base: URL, _ path: String) -> URL {
+    let key = Key(base: base, path: path)
+    if let url = lock.withLock({ joined[key] }) { return url }
+    let url = base.appendingPathComponent(path)
+    lock.withLock {
+      if joined.count >= Self.limit { joined.removeAll(keepingCapacity: true) }
+      joined[key] = url
+    }
+    return url
   }
 }
