@@ -134,12 +134,13 @@ extension LenientDecoder {
   ///   - type: the payload type.
   ///   - string: the response body as text.
   ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data (`"list"`, `"page>rows"`); data itself by default.
   /// - Returns: the payload.
-  /// - Throws: the errors of `decodeEnvelope(_:from:format:)` with `Data`.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)` with `Data`.
   public func decodeEnvelope<T: Decodable>(
-    _ type: T.Type, from string: String, format: EnvelopeFormat? = nil
+    _ type: T.Type, from string: String, format: EnvelopeFormat? = nil, at path: JSONPath = .root
   ) throws -> T {
-    try decodeEnvelope(type, from: Data(string.utf8), format: format)
+    try decodeEnvelope(type, from: Data(string.utf8), format: format, at: path)
   }
 
   /// Decodes an envelope's payload from a `JSON` value.
@@ -148,12 +149,13 @@ extension LenientDecoder {
   ///   - type: the payload type.
   ///   - json: the envelope.
   ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; data itself by default.
   /// - Returns: the payload.
-  /// - Throws: the errors of `decodeEnvelope(_:from:format:)` with `Data`.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)` with `Data`.
   public func decodeEnvelope<T: Decodable>(
-    _ type: T.Type, from json: JSON, format: EnvelopeFormat? = nil
+    _ type: T.Type, from json: JSON, format: EnvelopeFormat? = nil, at path: JSONPath = .root
   ) throws -> T {
-    try decodeEnvelope(type, from: Self.text(of: json), format: format)
+    try decodeEnvelope(type, from: Self.text(of: json), format: format, at: path)
   }
 
   /// Decodes an envelope's payload from Foundation objects.
@@ -162,13 +164,16 @@ extension LenientDecoder {
   ///   - type: the payload type.
   ///   - object: the envelope, e.g. a `[String: Any]` from `JSONSerialization`.
   ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; data itself by default.
   /// - Returns: the payload.
-  /// - Throws: the errors of `decode(_:fromJSONObject:)` and `decodeEnvelope(_:from:format:)`.
+  /// - Throws: the errors of `decode(_:fromJSONObject:)` and
+  ///   `decodeEnvelope(_:from:format:at:)`.
   public func decodeEnvelope<T: Decodable>(
-    _ type: T.Type, fromJSONObject object: Any, format: EnvelopeFormat? = nil
+    _ type: T.Type, fromJSONObject object: Any, format: EnvelopeFormat? = nil,
+    at path: JSONPath = .root
   ) throws -> T {
     try decodeEnvelope(
-      type, from: Self.text(ofJSONObject: object, maxDepth: maxDepth), format: format)
+      type, from: Self.text(ofJSONObject: object, maxDepth: maxDepth), format: format, at: path)
   }
 
   /// The UTF-8 text of a `JSON` value, through the one writer.

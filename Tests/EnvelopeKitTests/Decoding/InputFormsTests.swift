@@ -162,6 +162,14 @@ struct FullName: Decodable, Equatable, DecodingFinishing {
     let decoder = LenientDecoder()
     #expect(try decoder.decode([Int].self, from: body, at: "data>list") == [1, 2])
     #expect(try decoder.decodeEnvelope([Int].self, from: body, at: "list") == [1, 2])
+    // The same path from every input form, a MoyaMapper path inside data included.
+    let text = String(decoding: body, as: UTF8.self)
+    let nested = #"{"code": 0, "msg": "ok", "data": {"page": {"rows": [3]}}}"#
+    #expect(try decoder.decodeEnvelope([Int].self, from: text, at: "list") == [1, 2])
+    #expect(try decoder.decodeEnvelope([Int].self, from: JSON(data: body), at: "list") == [1, 2])
+    let object = try JSONSerialization.jsonObject(with: body)
+    #expect(try decoder.decodeEnvelope([Int].self, fromJSONObject: object, at: "list") == [1, 2])
+    #expect(try decoder.decodeEnvelope([Int].self, from: nested, at: "page>rows") == [3])
     #expect(try decoder.decode(Int.self, from: body, at: ["data", "a>b"]) == 3)
     struct Holder: Decodable { var first: Int }
     var mapped = LenientDecoder()
