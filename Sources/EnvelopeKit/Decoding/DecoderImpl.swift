@@ -11,10 +11,10 @@ final class DecoderImpl: Decoder {
   let options: DecodingOptions
   let leniency: Leniency
   let recorder: ReportRecorder
-  private(set) var position: DecodingPosition
-  private var traitCache: [ObjectIdentifier: TypeTraits]
+  @exclusivity(unchecked) private(set) var position: DecodingPosition
+  @exclusivity(unchecked) private var traitCache: [ObjectIdentifier: TypeTraits]
   /// Traits looked up outside `traitCache` so far.
-  private var lookups = 0
+  @exclusivity(unchecked) private var lookups = 0
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   private let stack: StackGuard

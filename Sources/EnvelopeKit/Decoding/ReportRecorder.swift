@@ -1,9 +1,9 @@
 /// The report entries of one decode, capped at `limit` stored entries with an exact count of
 /// the rest, and rolled back when a value that made entries is dropped as a whole.
 final class ReportRecorder {
-  private(set) var entries: [DecodingReport.Entry] = []
+  @exclusivity(unchecked) private(set) var entries: [DecodingReport.Entry] = []
   /// Every entry made, stored or not.
-  private(set) var count = 0
+  @exclusivity(unchecked) private(set) var count = 0
   let limit: Int
 
   init(limit: Int) {

@@ -8,8 +8,9 @@ import Foundation
 /// members in the order they were encoded. `JSONWriter` then lays the tree out, compact or
 /// pretty, sorted or not, copying the rendered bytes.
 ///
-/// Storage is manual (pointers, not arrays) so the hot appends pay no copy-on-write or
-/// exclusivity checks; the tree lives for one encode call.
+/// Storage is manual (pointers, not arrays) so the hot appends pay no copy-on-write, and its
+/// counters are `@exclusivity(unchecked)` so they pay no exclusivity checks (a thread-local
+/// access set per read and write); the tree lives for one encode call, on one thread.
 final class EncodedTree {
   /// One member of a container (or the root value).
   struct Member {
@@ -44,17 +45,17 @@ final class EncodedTree {
   /// Whether the arena's escaping leaves `/` alone.
   let escapesSlashes: Bool
 
-  private(set) var bytes: UnsafeMutablePointer<UInt8>
-  private(set) var byteCount = 0
-  private var byteCapacity: Int
+  @exclusivity(unchecked) private(set) var bytes: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private(set) var byteCount = 0
+  @exclusivity(unchecked) private var byteCapacity: Int
 
-  private(set) var members: UnsafeMutablePointer<Member>
-  private(set) var memberCount = 0
-  private var memberCapacity: Int
+  @exclusivity(unchecked) private(set) var members: UnsafeMutablePointer<Member>
+  @exclusivity(unchecked) private(set) var memberCount = 0
+  @exclusivity(unchecked) private var memberCapacity: Int
 
-  private(set) var containers: UnsafeMutablePointer<Container>
-  private(set) var containerCount = 0
-  private var containerCapacity = 16
+  @exclusivity(unchecked) private(set) var containers: UnsafeMutablePointer<Container>
+  @exclusivity(unchecked) private(set) var containerCount = 0
+  @exclusivity(unchecked) private var containerCapacity = 16
 
   /// The raw text of keys that needed escaping, by member: sorting compares raw keys.
   private(set) var escapedKeys: [Int32: String] = [:]

@@ -7,6 +7,7 @@ final class EncodingContext {
   let options: ModelEncoder
   let userInfo: [CodingUserInfoKey: Any]
   let stack = StackGuard()
+  let scalarArrays = ScalarArrays()
   /// The first misuse of the `Encoder` API, thrown when the encode ends.
   var misuse: EncodingError?
   /// Snake-case conversions already made in this call.
@@ -60,18 +61,18 @@ final class CodingPathNode {
 final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   let context: EncodingContext
   /// The member whose value this encoder produces.
-  var slot: Int
+  @exclusivity(unchecked) var slot: Int
   /// Nesting level of a container this encoder makes (1 at the top).
-  var depth: Int
+  @exclusivity(unchecked) var depth: Int
   /// The type whose `encode(to:)` is running: its key mappings apply to its keyed container.
-  var model: Any.Type
+  @exclusivity(unchecked) var model: Any.Type
   /// The encoder whose value holds this one, and the key it is at. As in JSONEncoder, a value
   /// inside a nested container has its encoder's path plus its key: the nested container's
   /// keys are in the container's `codingPath`, not in the value's.
-  var parent: EncoderImpl?
-  var key: (any CodingKey)?
+  @exclusivity(unchecked) var parent: EncoderImpl?
+  @exclusivity(unchecked) var key: (any CodingKey)?
   /// A child kept for the next nested value (most values nest one at a time).
-  private var spare: EncoderImpl?
+  @exclusivity(unchecked) private var spare: EncoderImpl?
 
   init(
     context: EncodingContext, slot: Int, depth: Int, model: Any.Type, parent: EncoderImpl?,
@@ -314,27 +315,27 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     // Generic metadata (`[Double].self`) is looked up at run time on every call: compare with
     // identifiers looked up once.
     let type = ObjectIdentifier(T.self)
-    if type == ScalarArrays.doubles {
+    if type == context.scalarArrays.doubles {
       try writeElements(reinterpret(value, as: [Double].self), into: member, key: key, depth: depth)
       {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
-    } else if type == ScalarArrays.floats {
+    } else if type == context.scalarArrays.floats {
       try writeElements(reinterpret(value, as: [Float].self), into: member, key: key, depth: depth)
       {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
-    } else if type == ScalarArrays.ints {
+    } else if type == context.scalarArrays.ints {
       try writeElements(reinterpret(value, as: [Int].self), into: member, key: key, depth: depth) {
         value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
-    } else if type == ScalarArrays.int64s {
+    } else if type == context.scalarArrays.int64s {
       try writeElements(reinterpret(value, as: [Int64].self), into: member, key: key, depth: depth)
       { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
-    } else if type == ScalarArrays.strings {
+    } else if type == context.scalarArrays.strings {
       try writeElements(reinterpret(value, as: [String].self), into: member, key: key, depth: depth)
       {
         value, item, _ in
@@ -463,13 +464,14 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   }
 }
 
-/// The array types written by `encodeScalarArray`, identified once.
-private enum ScalarArrays {
-  static let doubles = ObjectIdentifier([Double].self)
-  static let floats = ObjectIdentifier([Float].self)
-  static let ints = ObjectIdentifier([Int].self)
-  static let int64s = ObjectIdentifier([Int64].self)
-  static let strings = ObjectIdentifier([String].self)
+/// The array types written by `encodeScalarArray`, identified once per encode and kept in its
+/// context (a `static let` costs a `swift_once` call on every value).
+struct ScalarArrays {
+  let doubles = ObjectIdentifier([Double].self)
+  let floats = ObjectIdentifier([Float].self)
+  let ints = ObjectIdentifier([Int].self)
+  let int64s = ObjectIdentifier([Int64].self)
+  let strings = ObjectIdentifier([String].self)
 }
 
 /// `[String: Value]` keeps its keys whatever the key strategy (as JSONEncoder does): they are
