@@ -140,8 +140,11 @@ for sample in "${samples[@]}"; do
   root="$(sed -E 's/.*\.decode(Envelope)?\(([A-Za-z0-9_]+)\.self.*/\2/' <<< "$header")"
   envelope_flag=false
   if [[ "$header" == *decodeEnvelope* ]]; then envelope_flag=true; fi
-  named="$(grep -oE '// Samples of "[^"]*" disagree' "$generated" \
-    | sed -E 's/.*Samples of ("[^"]*") disagree/\1/' | paste -sd, - || true)"
+  # Comment lines joined first: a long key may start a comment's second line.
+  named="$(grep -E '^ *// ' "$generated" | sed -E 's|^ *// ?||' | tr '\n' ' ' \
+    | grep -oE 'Samples (of "([^"\\]|\\.)*"|at the top level) disagree' \
+    | sed -E 's/^Samples of (".*") disagree$/\1/;s/^Samples at the top level disagree$/""/' \
+    | paste -sd, - || true)"
   foundation=true
   if grep -q 'decoder.transform(' "$generated" || [ -n "$named" ]; then foundation=false; fi
   # Types in an enum of their own (names repeat across samples); the decoder's extension at file
@@ -166,6 +169,6 @@ SWIFT
 done
 echo 'exit(failures == 0 ? 0 : 1)' >> "$main"
 
-swift build --package-path "$scratch" 2>&1 | grep -E "error|warning: |Build complete" || true
+swift build --package-path "$scratch" 2>&1 | grep -E "error:|warning: |Build complete" || true
 test -x "$(swift build --package-path "$scratch" --show-bin-path)/ModelCheck"
 "$(swift build --package-path "$scratch" --show-bin-path)/ModelCheck"

@@ -103,7 +103,8 @@ package enum Command {
     writing.isPublic = options.has("--public")
     writing.isMutable = options.has("--var")
     writing.files = files.map { URL(fileURLWithPath: $0).lastPathComponent }
-    var path = try options.value("--at").map(parsePath) ?? .root
+    writing.path = try options.value("--at")
+    var path = writing.path.map(parsePath) ?? .root
     if writing.envelope {
       path = JSONPath(EnvelopeFormat.default.data.components + path.components)
     }

@@ -5,6 +5,9 @@ enum Names {
     "Any", "Array", "Bool", "Character", "CodingKeys", "Codable", "Data", "Date", "Decimal",
     "Decodable", "Dictionary", "Double", "Encodable", "Error", "Float", "Int", "JSON", "Never",
     "Optional", "Protocol", "Result", "Self", "Set", "String", "Type", "URL", "UUID", "Void",
+    // Names the generated file itself uses.
+    "CodingKey", "DecodingPolicy", "EnvelopeKit", "Foundation", "LenientDecoder", "Sendable",
+    "UInt64",
   ]
 
   /// Words that need backticks as property names.
@@ -14,13 +17,17 @@ enum Names {
     "guard", "if", "import", "in", "init", "inout", "internal", "is", "let", "nil", "operator",
     "private", "protocol", "public", "repeat", "rethrows", "return", "self", "static", "struct",
     "subscript", "super", "switch", "throw", "throws", "true", "try", "typealias", "var", "where",
-    "while", "Any", "Self", "Type", "some", "any", "await", "package",
+    "while", "Any", "Self", "Type", "some", "any", "await", "package", "as", "precedencegroup",
   ]
+
+  /// The longest name written: longer keys are cut, so that every line fits in 100 columns.
+  static let maxLength = 60
 
   /// `user_profile` → `UserProfile`; a name that would start with a digit gets `T`.
   static func typeName(_ key: String) -> String {
     let parts = words(key)
-    var name = parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    var name = String(
+      parts.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined().prefix(maxLength))
     if name.isEmpty { name = "Value" }
     if let first = name.first, first.isNumber { name = "T" + name }
     return name
@@ -35,7 +42,8 @@ enum Names {
       ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
     var name = head + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     if let initial = name.first, initial.isNumber { name = "_" + name }
-    return name
+    name = String(name.prefix(maxLength))
+    return name == "self" ? "selfValue" : name  // `self` would hide self in an init
   }
 
   /// `userId`: an ASCII letter in lower case, then letters and digits.

@@ -12,6 +12,8 @@ struct ScalarType: Equatable {
   var transform: String?
   /// Set when the samples disagree in kind: what they were and how they are read.
   var disagreement: String?
+  /// Why a type was not the obvious one, for a comment.
+  var note: String?
 
   /// Dates read from numbers in this range of seconds (2000 to 2100) count as dates.
   static let plausibleSeconds: ClosedRange<Double> = 946_684_800...4_102_444_800
@@ -19,10 +21,11 @@ struct ScalarType: Equatable {
   /// Last words of a key that name a point in time: `created_at`, `updateTime`, `ts`.
   static let timeWords: Set<String> = ["at", "time", "timestamp", "date", "datetime", "ts"]
 
-  /// The type for `values` (at least one) found at `key`; `direct` when they are the key's own
+  /// The type for `values` (at least one) found at `key` (nil at the top level); `direct` when
+  /// they are the key's own
   /// values (not an array's elements), where a date transform can apply.
-  static func choose(for values: [JSON], key: String, direct: Bool) -> ScalarType {
-    if direct, let transform = epochTransform(values, key: key) {
+  static func choose(for values: [JSON], key: String?, direct: Bool) -> ScalarType {
+    if direct, let key, let transform = epochTransform(values, key: key) {
       return ScalarType(name: "Date", transform: transform)
     }
     var kinds: [String] = []
@@ -51,12 +54,18 @@ struct ScalarType: Equatable {
     for (name, readsValue) in candidates where values.allSatisfy(readsValue) {
       return ScalarType(
         name: name,
-        disagreement: "Samples of \(Names.literal(key)) disagree: \(list). Read as \(name): the "
+        disagreement: "\(samples(of: key)) disagree: \(list). Read as \(name): the "
           + "lenient policy coerces and reports each; the strict one rejects them.")
     }
     return ScalarType(
       name: "JSON",
-      disagreement: "Samples of \(Names.literal(key)) disagree: \(list). Kept as JSON.")
+      disagreement: "\(samples(of: key)) disagree: \(list). Kept as JSON.")
+  }
+
+  /// `Samples of "user_id"`, or `Samples at the top level`: how a comment names them (the
+  /// model check reads it).
+  private static func samples(of key: String?) -> String {
+    key.map { "Samples of \(Names.literal($0))" } ?? "Samples at the top level"
   }
 
   /// `Int` when every number is an integer that fits, `UInt64` for larger ones, else `Double`.
@@ -64,6 +73,10 @@ struct ScalarType: Equatable {
     let numbers = values.compactMap(\.numberValue)
     if numbers.allSatisfy({ $0.int64Value != nil }) { return ScalarType(name: "Int") }
     if numbers.allSatisfy({ $0.uint64Value != nil }) { return ScalarType(name: "UInt64") }
+    if let huge = numbers.first(where: { !($0.doubleValue?.isFinite ?? false) }) {
+      return ScalarType(
+        name: "JSON", note: "\(huge.text) is beyond Double: kept as JSON, which keeps its text.")
+    }
     return ScalarType(name: "Double")
   }
 

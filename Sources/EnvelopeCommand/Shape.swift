@@ -22,12 +22,23 @@ indirect enum Shape: Equatable {
     case .bool, .number, .string: self = .scalars([value])
     case .array(let elements):
       self = .array(
-        elements.reduce(Shape.unknown) { $0.merged(with: Shape($1)) },
-        nullable: elements.contains { $0.isNull })
+        Shape.merging(elements.map(Shape.init)), nullable: elements.contains { $0.isNull })
     case .object(let object):
       var shape = ObjectShape()
       shape.add(object)
       self = .object(shape)
+    }
+  }
+
+  /// The shape that holds every one of `shapes`, merged in halves so that long arrays cost
+  /// n log n rather than n² (a merge copies what it holds).
+  static func merging(_ shapes: some Collection<Shape>) -> Shape {
+    switch shapes.count {
+    case 0: return .unknown
+    case 1: return shapes.first ?? .unknown
+    default:
+      let middle = shapes.index(shapes.startIndex, offsetBy: shapes.count / 2)
+      return merging(shapes[..<middle]).merged(with: merging(shapes[middle...]))
     }
   }
 
@@ -74,7 +85,8 @@ struct ObjectShape: Equatable {
 
   mutating func add(_ object: JSONObject) {
     samples += 1
-    for (key, value) in object where !fields.contains(where: { $0.key == key }) {
+    var seen = Set(fields.map(\.key))
+    for (key, value) in object where seen.insert(key).inserted {
       fields.append(
         Field(key: key, shape: Shape(value), optional: value.isNull, holdsNull: value.isNull))
     }
@@ -82,8 +94,13 @@ struct ObjectShape: Equatable {
 
   func merged(with other: ObjectShape) -> ObjectShape {
     var result = ObjectShape(fields: [], samples: samples + other.samples)
+    var others: [String: Int] = [:]
+    for (position, field) in other.fields.enumerated() where others[field.key] == nil {
+      others[field.key] = position
+    }
+    let mine = Set(fields.map(\.key))
     for field in fields {
-      if let match = other.fields.first(where: { $0.key == field.key }) {
+      if let match = others[field.key].map({ other.fields[$0] }) {
         result.fields.append(
           Field(
             key: field.key, shape: field.shape.merged(with: match.shape),
@@ -95,7 +112,7 @@ struct ObjectShape: Equatable {
         result.fields.append(missing)
       }
     }
-    for field in other.fields where !fields.contains(where: { $0.key == field.key }) {
+    for field in other.fields where !mine.contains(field.key) {
       var missing = field
       missing.optional = true
       result.fields.append(missing)

@@ -114,12 +114,46 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
     // Only snake_case keys: no CodingKeys at all.
     let plain = run(["models", "p.json"], files: ["p.json": #"{"user_id":1,"is_vip":true}"#])
     #expect(!plain.output.contains("CodingKeys"))
-    // Two keys the strategy cannot tell apart: the first is read, the second named in a comment.
+    // Two keys the strategy cannot tell apart: one property holds the samples of both.
     let clash = run(["models", "c.json"], files: ["c.json": #"{"user_id":1,"userId":2}"#]).output
     #expect(clash.contains("  let userId: Int\n"))
-    #expect(
-      clash.contains(#"// "userId" is left out: `.convertFromSnakeCase` reads it as `userId` too."#)
-    )
+    #expect(clash.contains(#"// "userId" is read as `userId` too under `.convertFromSnakeCase`"#))
+    let apart = run(
+      ["models", "a.json", "b.json"],
+      files: ["a.json": #"{"user_id":1,"userId":"x"}"#, "b.json": #"{"userId":"y"}"#]
+    ).output
+    #expect(apart.contains("  let userId: String?\n"))
+    #expect(apart.contains(#"// Samples of "user_id" disagree: 1, "x"."#))
+  }
+
+  @Test func hostileKeysAndNamesStillMakeCodeThatCompiles() {
+    let body =
+      #"{"as":1,"self":"a","Self":"b","sendable":{"a":1},"coding_key":{"b":2},"huge":1e400,"root":{"c":3},"a_key_long_enough_that_its_property_and_type_do_not_fit_on_one_line_of_code":[{"d":4}]}"#
+    let outcome = run(["models", "h.json", "--public"], files: ["h.json": body])
+    #expect(outcome.status == 0, "\(outcome.error)")
+    let source = outcome.output
+    #expect(source.contains("  public let `as`: Int\n"))
+    #expect(source.contains("  public let selfValue: String\n  /// \"Self\" in the JSON.\n"))
+    #expect(source.contains(#"    case selfValue = "self""#))
+    #expect(source.contains("  public let sendable: Sendable2\n"))  // not `struct Sendable`
+    #expect(source.contains("  public let codingKey: CodingKey2\n"))
+    #expect(source.contains("public struct Root: Codable, Sendable {"))  // the root is a struct
+    #expect(source.contains("  public let root: Root2\n"))
+    #expect(source.contains("  // 1e400 is beyond Double: kept as JSON, which keeps its text.\n"))
+    let code = source.split(separator: "\n").filter { !$0.contains("//") }
+    #expect(code.allSatisfy { $0.count <= 100 }, "\(code.filter { $0.count > 100 })")
+    // A root that is a typealias keeps its name; samples that disagree there are named too.
+    let list = run(["models", "l.json"], files: ["l.json": #"[{"root":{"a":1}}]"#]).output
+    #expect(list.contains("typealias Root = [RootItem]\n"))
+    #expect(list.contains("  let root: Root2\n"))
+    let mixed = run(["models", "m.json"], files: ["m.json": #"[1,"2"]"#]).output
+    #expect(mixed.contains("// Samples at the top level disagree: 1, \"2\"."))
+    // The usage line reads the model where --at found it.
+    let at = run(
+      ["models", "e.json", "--envelope", "--at", "list", "--name", "Item"],
+      files: ["e.json": #"{"code":0,"data":{"list":{"inner":[1]}}}"#]
+    ).output
+    #expect(at.contains(#"decodeEnvelope(Item.self, from: body, at: "list")"#))
   }
 
   @Test func datesURLsAndIDKeyedObjectsAreInferredFromEverySample() {
