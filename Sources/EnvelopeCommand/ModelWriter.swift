@@ -162,7 +162,7 @@ struct ModelWriter {
         comment: &comment, fieldKey: key ?? fieldKey)
       base = "[" + (elementType == "JSON?" ? "JSON" : elementType) + "]"
     case .object(let object) where object.isKeyedByIDs:
-      let values = object.fields.reduce(Shape.unknown) { $0.merged(with: $1.shape) }
+      let values = Shape.merging(object.fields.map(\.shape))
       let nullable = object.fields.contains { $0.holdsNull }
       let valueType = typeName(
         for: values, suggested: Names.singular(suggested), key: nil,
