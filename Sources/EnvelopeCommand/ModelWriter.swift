@@ -55,17 +55,11 @@ struct ModelWriter {
     var root = Names.typeName(options.rootName)
     if Names.reservedTypes.contains(root) { root += "Root" }
     // A root that is not a struct is a typealias of that name: no nested type may take it.
-    let rootIsStruct: Bool
-    if case .object(let object) = shape {
-      rootIsStruct = !object.isKeyedByIDs
-    } else {
-      rootIsStruct = false
-    }
-    if !rootIsStruct { writer.usedNames.insert(root) }
-    var comment: String?
-    let rootType = writer.typeName(
-      for: shape, suggested: root, key: nil, origin: "the samples", optional: false,
-      comment: &comment)
+    if !shape.isStruct { writer.usedNames.insert(root) }
+    let rootTyped = writer.typeName(
+      for: shape, suggested: root, key: nil, direct: false, origin: "the samples",
+      optional: false)
+    let rootType = rootTyped.name
     let access = options.isPublic ? "public " : ""
     let factory = "for" + root
     let at = options.path.map { ", at: \(Names.literal($0))" } ?? ""
@@ -83,7 +77,7 @@ struct ModelWriter {
     lines.append("import Foundation")
     if rootType != root {
       lines.append("")
-      if let comment { lines.append(contentsOf: wrap(comment, prefix: "// ")) }
+      if let comment = rootTyped.comment { lines.append(contentsOf: wrap(comment, prefix: "// ")) }
       if options.isPublic { lines.append("/// The samples' type.") }
       lines.append("\(access)typealias \(root) = \(rootType)")
     }
@@ -131,48 +125,51 @@ struct ModelWriter {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// A property's type, and what the property's declaration needs beside it.
+  struct Typed {
+    var name: String
+    /// The transform a `Date` is read with (only for a key's own value, not an element's).
+    var transform: String?
+    /// Why the samples disagree, or why the type is not the obvious one.
+    var comment: String?
+  }
+
   /// The Swift type for a shape, declaring structs for objects on the way (a parent before the
-  /// types of its fields, in field order). `key` is the property's JSON key when the value is
-  /// the property's own (not an element), where a transform can apply.
+  /// types of its fields, in field order). `key` is the JSON key the values were found at (the
+  /// field holding an array, for its elements; nil at the top level); `direct` when they are the
+  /// key's own values, where a transform can apply.
   private mutating func typeName(
-    for shape: Shape, suggested: String, key: String?, origin: String, optional: Bool,
-    depth: Int = 0, comment: inout String?, owner: String? = nil, codingKey: String? = nil,
-    fieldKey: String? = nil
-  ) -> String {
+    for shape: Shape, suggested: String, key: String?, direct: Bool, origin: String,
+    optional: Bool, depth: Int = 0
+  ) -> Typed {
     // Deeper than any model a person would write: one `JSON` keeps the line short.
-    if depth > Self.maxNesting, shape != .json {
-      return optional ? "JSON?" : "JSON"
-    }
-    let base: String
+    if depth > Self.maxNesting { return Typed(name: optional ? "JSON?" : "JSON") }
+    var typed: Typed
     switch shape {
     case .unknown, .null, .json:
-      return optional ? "JSON?" : "JSON"
+      return Typed(name: optional ? "JSON?" : "JSON")
     case .scalars(let values):
-      let scalar = ScalarType.choose(for: values, key: key ?? fieldKey, direct: key != nil)
-      if let transform = scalar.transform, let owner, let codingKey {
-        transforms.append((owner, codingKey, transform))
-      }
-      if comment == nil { comment = scalar.disagreement ?? scalar.note }
-      if scalar.name == "JSON" { return "JSON" }
-      base = scalar.name
+      let scalar = ScalarType.choose(for: values, key: key, direct: direct)
+      typed = Typed(
+        name: scalar.name, transform: scalar.transform,
+        comment: scalar.disagreement ?? scalar.note)
+      if scalar.name == "JSON" { return typed }
     case .array(let element, let nullable):
-      let elementType = typeName(
-        for: element, suggested: Names.singular(suggested), key: nil,
-        origin: "the elements of " + origin, optional: nullable, depth: depth + 1,
-        comment: &comment, fieldKey: key ?? fieldKey)
-      base = "[" + (elementType == "JSON?" ? "JSON" : elementType) + "]"
+      typed = typeName(
+        for: element, suggested: Names.singular(suggested), key: key, direct: false,
+        origin: "the elements of " + origin, optional: nullable, depth: depth + 1)
+      typed.name = "[" + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
     case .object(let object) where object.isKeyedByIDs:
-      let values = Shape.merging(object.fields.map(\.shape))
-      let nullable = object.fields.contains { $0.holdsNull }
-      let valueType = typeName(
-        for: values, suggested: Names.singular(suggested), key: nil,
-        origin: "the values of " + origin, optional: nullable, depth: depth + 1,
-        comment: &comment, fieldKey: key ?? fieldKey)
-      base = "[String: " + (valueType == "JSON?" ? "JSON" : valueType) + "]"
+      typed = typeName(
+        for: Shape.merging(object.fields.map(\.shape)), suggested: Names.singular(suggested),
+        key: key, direct: false, origin: "the values of " + origin,
+        optional: object.fields.contains { $0.holdsNull }, depth: depth + 1)
+      typed.name = "[String: " + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
     case .object(let object):
-      base = declare(object, named: suggested, origin: origin, depth: depth)
+      typed = Typed(name: declare(object, named: suggested, origin: origin, depth: depth))
     }
-    return optional ? base + "?" : base
+    if optional { typed.name += "?" }
+    return typed
   }
 
   private mutating func declare(
@@ -215,14 +212,14 @@ struct ModelWriter {
     declarations.append(
       Declaration(name: name, origin: origin, properties: properties, leftOut: leftOut))
     for (position, field) in fields.enumerated() {
-      var comment: String?
-      let type = typeName(
-        for: field.shape, suggested: field.key, key: field.key,
-        origin: Names.literal(field.key), optional: field.optional,
-        depth: depth + 1, comment: &comment, owner: name,
-        codingKey: declarations[index].properties[position].codingKey)
-      declarations[index].properties[position].type = type
-      declarations[index].properties[position].comment = comment
+      let typed = typeName(
+        for: field.shape, suggested: field.key, key: field.key, direct: true,
+        origin: Names.literal(field.key), optional: field.optional, depth: depth + 1)
+      declarations[index].properties[position].type = typed.name
+      declarations[index].properties[position].comment = typed.comment
+      if let transform = typed.transform {
+        transforms.append((name, declarations[index].properties[position].codingKey, transform))
+      }
     }
     return name
   }

@@ -24,10 +24,14 @@ indirect enum Shape: Equatable {
       self = .array(
         Shape.merging(elements.map(Shape.init)), nullable: elements.contains { $0.isNull })
     case .object(let object):
-      var shape = ObjectShape()
-      shape.add(object)
-      self = .object(shape)
+      self = .object(ObjectShape(object))
     }
+  }
+
+  /// Whether the models declare a struct for it: an object not keyed by ids.
+  var isStruct: Bool {
+    if case .object(let object) = self { return !object.isKeyedByIDs }
+    return false
   }
 
   /// The shape that holds every one of `shapes`, merged in halves so that long arrays cost
@@ -72,7 +76,7 @@ struct ObjectShape: Equatable {
 
   var fields: [Field] = []
   /// How many samples were merged.
-  var samples = 0
+  var samples: Int
 
   /// Every key is a number (`"205705993"`): ids used as keys, read as a dictionary.
   var isKeyedByIDs: Bool {
@@ -83,9 +87,15 @@ struct ObjectShape: Equatable {
       }
   }
 
-  mutating func add(_ object: JSONObject) {
-    samples += 1
-    var seen = Set(fields.map(\.key))
+  init(fields: [Field], samples: Int) {
+    self.fields = fields
+    self.samples = samples
+  }
+
+  /// The shape of one sample (a repeated key counts once).
+  init(_ object: JSONObject) {
+    samples = 1
+    var seen: Set<String> = []
     for (key, value) in object where seen.insert(key).inserted {
       fields.append(
         Field(key: key, shape: Shape(value), optional: value.isNull, holdsNull: value.isNull))

@@ -280,7 +280,7 @@ final class DecoderImpl: Decoder {
       // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for
       // this decode alone (mappings, initial values) are kept from the first.
       lookups += 1
-      if lookups > 8 || mappings != nil || traits.initialValues != nil { traitCache[id] = traits }
+      if lookups > 8 || traits.belongsToOneDecode { traitCache[id] = traits }
     }
     lastTraits = traits
     return traits

@@ -30,6 +30,10 @@ final class TypeTraits: @unchecked Sendable {
   /// Whether the type wants `didFinishDecoding()` after each decode.
   let finishesDecoding: Bool
 
+  /// Made for one decode: the decoder's key mappings, or initial values that may be objects
+  /// each decode must get afresh. Every other type's traits are shared (`shared(_:)`).
+  var belongsToOneDecode: Bool { keyMappings != nil || initialValues != nil }
+
   init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
     id = ObjectIdentifier(type)
     self.keyMappings = keyMappings
@@ -67,7 +71,7 @@ final class TypeTraits: @unchecked Sendable {
     let id = ObjectIdentifier(type)
     if let cached = sharedCache.withLock({ $0[id] }) { return cached }
     let traits = TypeTraits(type)
-    if traits.initialValues == nil { sharedCache.withLock { $0[id] = traits } }
+    if !traits.belongsToOneDecode { sharedCache.withLock { $0[id] = traits } }
     return traits
   }
 

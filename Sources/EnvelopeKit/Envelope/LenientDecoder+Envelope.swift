@@ -107,14 +107,7 @@ extension LenientDecoder {
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> EnvelopeResult<T> {
     // The options are made out here: a closure that used `self` would copy the whole decoder.
-    let options: DecodingOptions
-    if let format {
-      var decoder = self
-      decoder.envelope = format
-      options = DecodingOptions(decoder)
-    } else {
-      options = DecodingOptions(self)
-    }
+    let options = options(envelope: format)
     let format = options.decoder.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
@@ -207,9 +200,7 @@ extension LenientDecoder {
       return try decodeEnvelopeWithReport(
         type, from: data, format: envelope.format, at: envelope.path)
     }
-    var decoder = self
-    decoder.envelope = envelope.format
-    let impl = DecoderImpl(options: DecodingOptions(decoder), document: envelope.document)
+    let impl = DecoderImpl(options: options(envelope: envelope.format), document: envelope.document)
     let value = try Self.payload(
       type, with: impl, in: envelope.document, format: envelope.format, status: envelope.status,
       at: envelope.path)
@@ -311,6 +302,15 @@ extension LenientDecoder {
 }
 
 extension LenientDecoder {
+  /// A call's options with `format` as the envelope (models read it from `userInfo`); the
+  /// decoder as it is, uncopied, when `format` is nil.
+  func options(envelope format: EnvelopeFormat?) -> DecodingOptions {
+    guard let format else { return DecodingOptions(self) }
+    var decoder = self
+    decoder.envelope = format
+    return DecodingOptions(decoder)
+  }
+
   /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
   /// (unless the caller set one).
   var userInfoForModels: [CodingUserInfoKey: Any] {
