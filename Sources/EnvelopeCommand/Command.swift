@@ -106,7 +106,7 @@ package enum Command {
     writing.path = try options.value("--at")
     var path = writing.path.map(parsePath) ?? .root
     if writing.envelope {
-      path = JSONPath(EnvelopeFormat.default.data.components + path.components)
+      path = EnvelopeFormat.default.data.appending(path)
     }
     var shape = Shape.unknown
     for file in files {

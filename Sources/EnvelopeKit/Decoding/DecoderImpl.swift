@@ -290,28 +290,42 @@ final class DecoderImpl: Decoder {
 
   // MARK: - The root
 
-  /// Decodes `type` at `path` from the root of the document.
+  /// Decodes `type` at `path` from the root of the document (the decoder's own position).
   func decodeRoot<T: Decodable>(_ type: T.Type, at path: JSONPath) throws -> T {
-    let document = position.document
+    var node = position.parent
+    let document = node.document
     var index = 0
-    var node = ContainerFrame(root: document)
+    // The last component is the value's key in its position, not a frame: a frame is made
+    // for each step before it (an envelope's `data` costs no allocation).
+    var key: AnyCodingKey?
     for component in path.components {
-      let key = AnyCodingKey(component)
+      if let key { node = node.appending(key) }
+      let next = AnyCodingKey(component)
       guard let found = document.child(component, of: index) else {
-        if let optional = type as? any DecodableOptional.Type, let none = optional.nilValue as? T {
-          return none
-        }
-        throw DecodingError.keyNotFound(
-          key,
-          DecodingError.Context(
-            codingPath: node.path,
-            debugDescription:
-              "No value at path \(path): \(describeMissingStep(key, in: document, at: index))"))
+        return try missingStep(type, next, in: node, at: index, of: path)
       }
       index = found
-      node = node.appending(key)
+      key = next
     }
-    return try unbox(type, at: DecodingPosition(parent: node, index: index, key: nil, type: type))
+    return try unbox(type, at: DecodingPosition(parent: node, index: index, key: key, type: type))
+  }
+
+  /// nil for an Optional `type` whose path is missing; otherwise `keyNotFound` naming the
+  /// step. Apart from `decodeRoot` so that its `T?` costs a decode nothing when the path is
+  /// there (a generic function looks up `Optional<T>`'s metadata on entry).
+  @inline(never)
+  private func missingStep<T: Decodable>(
+    _ type: T.Type, _ key: AnyCodingKey, in node: ContainerFrame, at index: Int, of path: JSONPath
+  ) throws -> T {
+    if let optional = type as? any DecodableOptional.Type, let none = optional.nilValue as? T {
+      return none
+    }
+    throw DecodingError.keyNotFound(
+      key,
+      DecodingError.Context(
+        codingPath: node.path,
+        debugDescription:
+          "No value at path \(path): \(describeMissingStep(key, in: node.document, at: index))"))
   }
 
   private func describeMissingStep(_ key: AnyCodingKey, in document: JSONDocument, at index: Int)

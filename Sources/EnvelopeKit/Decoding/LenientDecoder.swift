@@ -107,7 +107,7 @@ public struct LenientDecoder: Sendable {
   /// - Throws: `DecodingError`: `dataCorrupted` for malformed JSON (with line and column),
   ///   and, in strict policy, the errors Foundation's `JSONDecoder` throws.
   public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-    try decodeWithReport(type, from: data, at: nil).value
+    try decoding(type, from: data, at: nil) { value, _ in value }
   }
 
   /// Decodes a value found at a key path, in one pass with no re-encoding.
@@ -120,7 +120,7 @@ public struct LenientDecoder: Sendable {
   /// - Throws: `DecodingError.keyNotFound` naming the path when it is missing, and the errors of
   ///   `decode(_:from:)` with coding paths that start at the document root.
   public func decode<T: Decodable>(_ type: T.Type, from data: Data, at path: JSONPath) throws -> T {
-    try decodeWithReport(type, from: data, at: path).value
+    try decoding(type, from: data, at: path) { value, _ in value }
   }
 
   /// Decodes a value, at a key path or the root, and reports every coercion and fallback.
@@ -134,12 +134,23 @@ public struct LenientDecoder: Sendable {
   public func decodeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, at path: JSONPath? = nil
   ) throws -> Decoded<T> {
+    try decoding(type, from: data, at: path) { value, recorder in
+      Decoded(value: value, report: recorder.report)
+    }
+  }
+
+  /// The one decode from `Data`: `T` at `path`, then `result` made from the value and its
+  /// report. (`decode` returns the value itself: a `Decoded<T>` made and taken apart costs a
+  /// small decode a generic metadata lookup and two copies of the value.)
+  private func decoding<T: Decodable, R>(
+    _ type: T.Type, from data: Data, at path: JSONPath?,
+    _ result: (T, ReportRecorder) -> R
+  ) throws -> R {
     // Made out here: a closure that used `self` would copy the whole decoder.
     let options = DecodingOptions(self)
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let decoder = DecoderImpl(options: options, document: document)
-      let value = try decoder.decodeRoot(type, at: path ?? .root)
-      return Decoded(value: value, report: decoder.recorder.report)
+      return result(try decoder.decodeRoot(type, at: path ?? .root), decoder.recorder)
     }
   }
 
@@ -150,7 +161,7 @@ public struct LenientDecoder: Sendable {
     from data: Data, maxDepth: Int, _ body: (JSONDocument) throws -> R
   ) throws -> R {
     try JSONDocument.scanning(
-      JSONInputEncoding.utf8(data), maxDepth: maxDepth, allowsTrailingCommas: true,
+      data, maxDepth: maxDepth, allowsTrailingCommas: true, readsUTF16And32: true,
       readerError: { dataCorrupted($0) }, body)
   }
 

@@ -55,7 +55,14 @@ public struct EnvelopeFormat: Sendable {
     self.code = code
     self.messages = messages
     self.data = data
-    self.isSuccess = { success.contains($0) }
+    // A few codes are compared in turn: hashing a code cost a small envelope more than
+    // comparing it with each (equality is the same either way: the canonical text).
+    let codes = Array(success)
+    if codes.count <= 4 {
+      self.isSuccess = { code in codes.contains(code) }
+    } else {
+      self.isSuccess = { code in success.contains(code) }
+    }
   }
 
   /// Creates a format whose success is decided by a predicate.

@@ -13,18 +13,18 @@ import Foundation
 /// The message is the first message path holding a string, number or bool (as text); nil when
 /// there is none.
 enum EnvelopeStatusReader {
-  /// The status from the values found at the format's paths (nil where a path is missing).
+  /// The status from the value found at the format's code path (nil when missing) and the
+  /// message (`message(_:)` of the values at the message paths).
   ///
   /// - Parameters:
   ///   - code: the value at the code path.
-  ///   - messages: the values at the message paths, in the format's order.
+  ///   - message: the message.
   ///   - format: the format.
   /// - Returns: the status.
   /// - Throws: `EnvelopeError.missingCode` or `EnvelopeError.invalidCode(found:)`.
-  static func status(code: JSON?, messages: [JSON?], format: EnvelopeFormat) throws
+  static func status(code: JSON?, message: String?, format: EnvelopeFormat) throws
     -> EnvelopeStatus
   {
-    let message = self.message(messages)
     guard let code else {
       guard format.codeIsOptional else { throw EnvelopeError.missingCode }
       return EnvelopeStatus(code: nil, message: message, isSuccess: true)
@@ -60,14 +60,19 @@ enum EnvelopeStatusReader {
   /// The first message that is a string, number or bool, as text.
   static func message(_ values: [JSON?]) -> String? {
     for value in values {
-      switch value {
-      case .string(let text)?: return text
-      case .number(let number)?: return number.text
-      case .bool(let flag)?: return flag ? "true" : "false"
-      default: continue
-      }
+      if let text = message(value) { return text }
     }
     return nil
+  }
+
+  /// A message path's value as text when it is a string, number or bool; else nil.
+  static func message(_ value: JSON?) -> String? {
+    switch value {
+    case .string(let text)?: return text
+    case .number(let number)?: return number.text
+    case .bool(let flag)?: return flag ? "true" : "false"
+    default: return nil
+    }
   }
 
   /// `array [1]`, `null`, `number 1.5`: the kind and at most 40 characters of the text.

@@ -29,7 +29,7 @@ extension LenientDecoder {
   public func decodeEnvelope<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil
   ) throws -> T {
-    try decodeEnvelopeWithReport(type, from: data, format: format).value
+    try decodeEnvelope(type, from: data, format: format, at: .root)
   }
 
   /// Like `decodeEnvelope(_:from:format:)`, and also returns the decoding report.
@@ -65,7 +65,12 @@ extension LenientDecoder {
   public func decodeEnvelope<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil, at path: JSONPath
   ) throws -> T {
-    try decodeEnvelopeWithReport(type, from: data, format: format, at: path).value
+    // The value itself is the result: a `Decoded<T>` made and taken apart costs a small
+    // envelope a generic metadata lookup and two copies of the value.
+    try readingEnvelope(
+      type, from: data, format: format, at: path,
+      failed: { status, format in throw format.error(for: status) },
+      decoded: { _, value, _ in value })
   }
 
   /// Like `decodeEnvelope(_:from:format:at:)`, and also returns the decoding report.
@@ -80,12 +85,10 @@ extension LenientDecoder {
   public func decodeEnvelopeWithReport<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat? = nil, at path: JSONPath
   ) throws -> Decoded<T> {
-    let result = try decodeEnvelopeResult(type, from: data, format: format, at: path)
-    guard result.status.isSuccess else { throw (format ?? envelope).error(for: result.status) }
-    guard let value = result.value else {
-      throw EnvelopeError.missingData(code: result.status.code)
-    }
-    return Decoded(value: value, report: result.report)
+    try readingEnvelope(
+      type, from: data, format: format, at: path,
+      failed: { status, format in throw format.error(for: status) },
+      decoded: { _, value, recorder in Decoded(value: value, report: recorder.report) })
   }
 
   /// Decodes the status and, on success, the payload, without throwing on a business failure
@@ -106,18 +109,32 @@ extension LenientDecoder {
   private func decodeEnvelopeResult<T: Decodable>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> EnvelopeResult<T> {
+    try readingEnvelope(
+      type, from: data, format: format, at: path,
+      failed: { status, _ in EnvelopeResult(status: status, value: nil, report: DecodingReport()) },
+      decoded: { status, value, recorder in
+        EnvelopeResult(status: status, value: value, report: recorder.report)
+      })
+  }
+
+  /// The one reading of an envelope: the status first, and on a business failure `failed`
+  /// gives the result without touching data; on success the payload is decoded and `decoded`
+  /// makes the result from it and its report.
+  private func readingEnvelope<T: Decodable, R>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
+    failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
+    decoded: (EnvelopeStatus, T, ReportRecorder) -> R
+  ) throws -> R {
     // The options are made out here: a closure that used `self` would copy the whole decoder.
     let options = options(envelope: format)
     let format = options.decoder.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
-      guard status.isSuccess else {
-        return EnvelopeResult(status: status, value: nil, report: DecodingReport())
-      }
+      guard status.isSuccess else { return try failed(status, format) }
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
         type, with: impl, in: document, format: format, status: status, at: path)
-      return EnvelopeResult(status: status, value: value, report: impl.recorder.report)
+      return decoded(status, value, impl.recorder)
     }
   }
 
@@ -173,8 +190,8 @@ extension LenientDecoder {
   ) throws -> ReadEnvelope {
     try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
-      if status.isSuccess,
-        Self.payloadIsMissing(T.self, dataIsEmpty: Self.dataIsEmpty(document, format), at: path)
+      if status.isSuccess, Self.dataIsEmpty(document, format),
+        Self.payloadIsMissing(T.self, at: path)
       {
         throw EnvelopeError.missingData(code: status.code)
       }
@@ -211,8 +228,13 @@ extension LenientDecoder {
     func value(at path: JSONPath) throws -> JSON? {
       try document.index(at: path).map { try json(document, $0) }
     }
+    // The first message found ends the search: no array of every message path's value.
+    var message: String?
+    for path in format.messages where message == nil {
+      message = EnvelopeStatusReader.message(try value(at: path))
+    }
     return try EnvelopeStatusReader.status(
-      code: value(at: format.code), messages: format.messages.map(value), format: format)
+      code: value(at: format.code), message: message, format: format)
   }
 
 }
@@ -271,27 +293,32 @@ extension LenientDecoder {
     _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
     status: EnvelopeStatus, at path: JSONPath
   ) throws -> T {
-    let dataIsEmpty = dataIsEmpty(document, format)
-    if payloadIsMissing(T.self, dataIsEmpty: dataIsEmpty, at: path) {
-      throw EnvelopeError.missingData(code: status.code)
+    if dataIsEmpty(document, format) {
+      return try emptyPayload(type, with: decoder, format: format, status: status, at: path)
     }
-    if !path.components.isEmpty {
-      // Inside data: the path is decoded as any key path is.
-      return try decoder.decodeRoot(type, at: JSONPath(format.data.components + path.components))
-    }
-    if dataIsEmpty, let empty = EmptyPayload.value(T.self) {
-      // The envelope's rule, not drift: both policies give the empty payload, unreported.
-      return empty
-    }
-    return try decoder.decodeRoot(type, at: format.data)
+    return try decoder.decodeRoot(type, at: format.data.appending(path))
   }
 
-  /// The one rule for `EnvelopeError.missingData`: data is null or missing, and `T` has no
-  /// empty value (at data itself) or is not Optional (at a path inside data).
-  fileprivate static func payloadIsMissing<T>(_ type: T.Type, dataIsEmpty: Bool, at path: JSONPath)
-    -> Bool
-  {
-    guard dataIsEmpty else { return false }
+  /// The payload when data is null or missing. Apart from `payload` so that the `T?` of the
+  /// empty value costs a decode nothing when data is there (a generic function looks up
+  /// `Optional<T>`'s metadata on entry).
+  @inline(never)
+  fileprivate static func emptyPayload<T: Decodable>(
+    _ type: T.Type, with decoder: DecoderImpl, format: EnvelopeFormat, status: EnvelopeStatus,
+    at path: JSONPath
+  ) throws -> T {
+    if payloadIsMissing(T.self, at: path) {
+      throw EnvelopeError.missingData(code: status.code)
+    }
+    // The envelope's rule, not drift: both policies give the empty payload, unreported.
+    if path.components.isEmpty, let empty = EmptyPayload.value(T.self) { return empty }
+    // Inside data: the path is decoded as any key path is (an Optional gives nil).
+    return try decoder.decodeRoot(type, at: format.data.appending(path))
+  }
+
+  /// The one rule for `EnvelopeError.missingData`, asked when data is null or missing: `T` has
+  /// no empty value (at data itself) or is not Optional (at a path inside data).
+  fileprivate static func payloadIsMissing<T>(_ type: T.Type, at path: JSONPath) -> Bool {
     if !path.components.isEmpty { return !(T.self is any DecodableOptional.Type) }
     return EmptyPayload.value(T.self) == nil
   }

@@ -52,7 +52,8 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
     let messages = try format.messages.map { try decodeValue(JSON.self, at: $0, in: decoder) }
     do {
       status = .success(
-        try EnvelopeStatusReader.status(code: codeValue, messages: messages, format: format))
+        try EnvelopeStatusReader.status(
+          code: codeValue, message: EnvelopeStatusReader.message(messages), format: format))
     } catch let error as EnvelopeError {
       status = .failure(error)
     }

@@ -12,9 +12,9 @@ final class JSONDocument: @unchecked Sendable {
   let tokens: UnsafeBufferPointer<JSONToken>
   /// The capacity of the tape's buffer, for `SpareTape.giveBack`.
   private let tapeCapacity: Int
-  /// The input, behind a pointer so that `scanning` can swap a borrowed input for an owned
-  /// copy; a `let`, so reading it costs no exclusivity check.
-  private let input: UnsafeMutablePointer<Input>
+  /// The input; `scanning` swaps a borrowed input for an owned copy. Unchecked: it changes
+  /// only there, when nothing else reads the document (see above).
+  @exclusivity(unchecked) private var input: Input
 
   private struct Input {
     var bytes: UnsafeBufferPointer<UInt8>
@@ -24,7 +24,7 @@ final class JSONDocument: @unchecked Sendable {
 
   /// The input bytes (UTF-8).
   @inline(__always)
-  var bytes: UnsafeBufferPointer<UInt8> { input.pointee.bytes }
+  var bytes: UnsafeBufferPointer<UInt8> { input.bytes }
 
   /// Scans a copy of `data`.
   ///
@@ -57,8 +57,7 @@ final class JSONDocument: @unchecked Sendable {
       if isOwned { bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() } }
       throw error
     }
-    input = .allocate(capacity: 1)
-    input.initialize(to: Input(bytes: bytes, isOwned: isOwned))
+    input = Input(bytes: bytes, isOwned: isOwned)
   }
 
   /// Scans `data` without copying it and calls `body` with the document.
@@ -72,16 +71,32 @@ final class JSONDocument: @unchecked Sendable {
   ///   - data: UTF-8 JSON.
   ///   - maxDepth: the deepest container nesting accepted.
   ///   - allowsTrailingCommas: as for `init(data:maxDepth:allowsTrailingCommas:)`.
+  ///   - readsUTF16And32: whether UTF-16 and UTF-32 input is read too, as Foundation's
+  ///     `JSONDecoder` reads it (`JSONInputEncoding`); UTF-8 only when false (RFC 8259).
   ///   - readerError: what to throw for a `JSONReaderError`.
   ///   - body: the work to do with the document.
   /// - Returns: what `body` returns.
   /// - Throws: `readerError` of the first reader problem, or what `body` throws.
   static func scanning<R>(
     _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool = false,
+    readsUTF16And32: Bool = false,
     readerError: (JSONReaderError) -> any Error = { $0 },
     _ body: (JSONDocument) throws -> R
   ) throws -> R {
     try data.withUnsafeBytes { raw in
+      if readsUTF16And32 {
+        let utf8: Data?
+        do throws(JSONReaderError) {
+          utf8 = try JSONInputEncoding.transcoded(raw)
+        } catch {
+          throw readerError(error)
+        }
+        if let utf8 {
+          return try scanning(
+            utf8, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+            readerError: readerError, body)
+        }
+      }
       let bytes = UnsafeBufferPointer(
         start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
       var document: JSONDocument
@@ -105,24 +120,22 @@ final class JSONDocument: @unchecked Sendable {
   }
 
   /// Whether the document owns its bytes (false while they are borrowed).
-  var ownsBytes: Bool { input.pointee.isOwned }
+  var ownsBytes: Bool { input.isOwned }
 
   /// Replaces borrowed bytes by an owned copy.
   private func ownBytes() {
-    guard !input.pointee.isOwned else { return }
-    let borrowed = input.pointee.bytes
+    guard !input.isOwned else { return }
+    let borrowed = input.bytes
     let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, borrowed.count))
     _ = storage.initialize(from: borrowed)
-    input.pointee = Input(
+    input = Input(
       bytes: UnsafeBufferPointer(rebasing: storage[0..<borrowed.count]), isOwned: true)
   }
 
   deinit {
-    if input.pointee.isOwned {
+    if input.isOwned {
       bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
     }
-    input.deinitialize(count: 1)
-    input.deallocate()
     tokens.baseAddress.map {
       SpareTape.giveBack(UnsafeMutablePointer(mutating: $0), capacity: tapeCapacity)
     }

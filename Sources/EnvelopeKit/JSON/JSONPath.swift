@@ -100,7 +100,10 @@ public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, Expressi
   /// - Parameter other: the path to append.
   /// - Returns: the joined path.
   public func appending(_ other: JSONPath) -> JSONPath {
-    JSONPath(components + other.components)
+    // No new array when either is empty (an envelope's data with no path inside it).
+    if other.components.isEmpty { return self }
+    if components.isEmpty { return other }
+    return JSONPath(components + other.components)
   }
 }
 
