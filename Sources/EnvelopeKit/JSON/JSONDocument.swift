@@ -206,9 +206,10 @@ final class JSONDocument: @unchecked Sendable {
   /// with one comparison instead of a walk from the first member. Pays on twitter.json, whose
   /// users have 40 keys.
   ///
-  /// First occurrence still wins: the cursor's member is taken only when `cursor.seen` proves
-  /// that no member before it has the same key; otherwise the walk starts from the first
-  /// member, as in `valueIndex(forKey:inObject:)`.
+  /// First occurrence still wins. When `cursor.seen` proves that no member before the cursor
+  /// has the key, the search starts at the cursor (a model whose `CodingKeys` list keys in
+  /// another order than the JSON, or a key that is missing, costs no walk from the first
+  /// member); otherwise it walks from the first member.
   @inline(__always)
   func valueIndex(forKey key: String, inObject object: Int, cursor: inout KeyCursor) -> Int? {
     if tokens[object].flags.contains(.hasNonASCIIKeys) {
@@ -219,13 +220,7 @@ final class JSONDocument: @unchecked Sendable {
     let found: Int? = key.withUTF8 { keyBytes in
       let end = Int(tokens[object].next)
       let bit = KeyCursor.bit(of: keyBytes)
-      if cursor.member < end, keyMatches(cursor.member, keyBytes), !cursor.mayContain(bit) {
-        cursor.insert(bit)
-        let value = cursor.member + 1
-        cursor.member = next(value)
-        return value
-      }
-      var child = object + 1
+      var child = cursor.mayContain(bit) ? object + 1 : cursor.member
       while child < end {
         if keyMatches(child, keyBytes) {
           // Move the cursor past the member found, summarising every key it passes.
@@ -250,7 +245,7 @@ final class JSONDocument: @unchecked Sendable {
     let token = tokens[member]
     guard Int(token.end &- token.start) == key.count else { return false }
     guard let base = bytes.baseAddress, let keyBase = key.baseAddress else { return true }
-    return memcmp(base + Int(token.start), keyBase, key.count) == 0
+    return bytesEqual(base + Int(token.start), keyBase, count: key.count)
   }
 
   /// The slow pass of `valueIndex`: keys compared as `String`s.
@@ -302,6 +297,37 @@ struct KeyCursor {
 
   @inline(__always)
   mutating func insert(_ bit: Int) { seen[bit >> 6] |= 1 << UInt64(bit & 63) }
+}
+
+/// Whether the `count` bytes at `a` and at `b` are equal. Keys are short: up to 16 bytes are
+/// compared with two overlapping loads of each side (never reading outside the `count` bytes)
+/// instead of a call to `memcmp`, which cost 3.5% of a page of small models.
+@inline(__always)
+func bytesEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+  let a = UnsafeRawPointer(a)
+  let b = UnsafeRawPointer(b)
+  switch count {
+  case 8...16:
+    return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+      && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+  case 4..<8:
+    return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+      && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+  case 1..<4:
+    for offset in 0..<count
+    where a.load(fromByteOffset: offset, as: UInt8.self)
+      != b.load(fromByteOffset: offset, as: UInt8.self)
+    {
+      return false
+    }
+    return true
+  case 0:
+    return true
+  default:
+    return memcmp(a, b, count) == 0
+  }
 }
 
 // MARK: - Escapes
