@@ -175,13 +175,15 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
   return summary
 }
 
-/// `--profile-small user|page|provider [seconds]`: one contender in a loop, for `perf record`.
+/// `--profile-small user|page|provider|status|empty [seconds]`: one contender in a loop, for
+/// `perf record`. Seconds 0: exactly 1,000 calls, for `valgrind --tool=callgrind`, whose
+/// instruction counts compare two builds where timings on this machine cannot.
 func profileSmall(_ what: String, seconds: Double) async throws {
   let decoder = LenientDecoder()
   let provider = Provider<BenchTarget>(decoder: decoder, stub: .immediate)
   let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
   var calls = 0
-  while DispatchTime.now().uptimeNanoseconds < end {
+  while calls == 0 || DispatchTime.now().uptimeNanoseconds < end {
     for _ in 0..<1000 {
       switch what {
       case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)

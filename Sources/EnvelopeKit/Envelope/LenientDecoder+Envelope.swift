@@ -180,17 +180,18 @@ extension LenientDecoder {
   /// - Parameters:
   ///   - type: the payload type.
   ///   - data: the response body.
-  ///   - format: the envelope format.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
   ///   - path: where the value is inside data.
   /// - Returns: the envelope read.
   /// - Throws: `EnvelopeError.missingCode`, `.invalidCode`, `.missingData` on a success without
   ///   the payload `T` needs, or `DecodingError.dataCorrupted` for malformed JSON.
   package func readEnvelope<T>(
-    expecting type: T.Type, from data: Data, format: EnvelopeFormat, at path: JSONPath
+    expecting type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
   ) throws -> ReadEnvelope {
-    try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let status = try Self.status(of: document, format: format)
-      if status.isSuccess, Self.dataIsEmpty(document, format),
+    let applied = format ?? envelope
+    return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
+      let status = try Self.status(of: document, format: applied)
+      if status.isSuccess, Self.dataIsEmpty(document, applied),
         Self.payloadIsMissing(T.self, at: path)
       {
         throw EnvelopeError.missingData(code: status.code)
@@ -217,10 +218,11 @@ extension LenientDecoder {
       return try decodeEnvelopeWithReport(
         type, from: data, format: envelope.format, at: envelope.path)
     }
-    let impl = DecoderImpl(options: options(envelope: envelope.format), document: envelope.document)
+    let options = options(envelope: envelope.format)
+    let impl = DecoderImpl(options: options, document: envelope.document)
     let value = try Self.payload(
-      type, with: impl, in: envelope.document, format: envelope.format, status: envelope.status,
-      at: envelope.path)
+      type, with: impl, in: envelope.document, format: options.decoder.envelope,
+      status: envelope.status, at: envelope.path)
     return Decoded(value: value, report: impl.recorder.report)
   }
 
@@ -248,11 +250,12 @@ package final class ReadEnvelope: @unchecked Sendable {
   package let status: EnvelopeStatus
   let data: Data
   let document: JSONDocument
-  let format: EnvelopeFormat
+  /// The format it was read with; nil for the decoder's own.
+  let format: EnvelopeFormat?
   let path: JSONPath
 
   init(
-    status: EnvelopeStatus, data: Data, document: JSONDocument, format: EnvelopeFormat,
+    status: EnvelopeStatus, data: Data, document: JSONDocument, format: EnvelopeFormat?,
     path: JSONPath
   ) {
     self.status = status

@@ -29,7 +29,7 @@ struct CacheTransport: LineTransport {
   var transfers: any HTTPTransport { next }
 
   /// The cache's answer, else the next transport's (revalidating an entry when it can).
-  func response(to request: URLRequest) async throws -> Response {
+  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
     guard let exchange = Exchange.current,
       let key = await key(for: request, target: exchange.target, use: exchange.cacheUse)
     else {

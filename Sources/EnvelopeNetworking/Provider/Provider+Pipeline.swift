@@ -30,7 +30,9 @@ struct CallPlan<T> {
 
 extension Provider {
   /// One call: attempts until one succeeds or no plugin asks for another.
-  func run<T>(_ target: Target, _ plan: CallPlan<T>) async throws -> DecodedResponse<T> {
+  nonisolated(nonsending) func run<T>(_ target: Target, _ plan: CallPlan<T>) async throws
+    -> DecodedResponse<T>
+  {
     let id = ProviderCall.nextID()
     var attempt = 0
     while true {
@@ -58,7 +60,8 @@ extension Provider {
   }
 
   /// One attempt: the shared stages, then the value decoded once from what the plugins handed on.
-  private func attempt<T>(_ target: Target, _ plan: CallPlan<T>) async throws
+  private nonisolated(nonsending) func attempt<T>(_ target: Target, _ plan: CallPlan<T>)
+    async throws
     -> Result<DecodedResponse<T>, ProviderError>
   {
     let response: Response
@@ -85,7 +88,7 @@ extension Provider {
   /// The stages every attempt shares (calls and transfers): build, prepare, willSend, send,
   /// validate, read the envelope, didReceive, process. Every failure is a `ProviderError`;
   /// cancellation is rethrown.
-  func exchange(
+  nonisolated(nonsending) func exchange(
     _ target: Target, read: (Response) throws -> EnvelopeStatus? = { _ in nil },
     send: (URLRequest) async throws -> Response
   ) async throws -> Result<Response, ProviderError> {
@@ -127,14 +130,16 @@ extension Provider {
   }
 
   /// prepare: each plugin in order may change the request.
-  func prepare(_ request: URLRequest, _ target: Target) async throws -> URLRequest {
+  nonisolated(nonsending) func prepare(_ request: URLRequest, _ target: Target) async throws
+    -> URLRequest
+  {
     var request = request
     for plugin in plugins { request = try await plugin.prepare(request, target: target) }
     return request
   }
 
   /// send: one call to the line of transports (a cached answer says so itself).
-  func send(_ request: URLRequest) async throws -> Response {
+  nonisolated(nonsending) func send(_ request: URLRequest) async throws -> Response {
     try await line.response(to: request)
   }
 
@@ -192,17 +197,21 @@ extension Provider {
   func envelopePlan<T: Decodable>(
     _ type: T.Type, _ target: Target, at path: JSONPath = .root, cacheUse: CacheUse = .byPolicy
   ) -> CallPlan<T> {
-    let format = target.envelope ?? decoder.envelope
-    return CallPlan(cacheUse: cacheUse) { [decoder] response in
+    // The closures use the provider's decoder, not a copy each (a copy of a decoder retains
+    // everything it holds); nil format: the decoder's own, as the decoder applies it.
+    let format = target.envelope
+    return CallPlan(cacheUse: cacheUse) { response in
       if try Self.emptyValue(T.self, response, target) != nil { return nil }
-      return try decoder.readEnvelope(
+      return try self.decoder.readEnvelope(
         expecting: T.self, from: response.data, format: format, at: path)
-    } decode: { [decoder] response, envelope in
+    } decode: { response, envelope in
       if let empty = try Self.emptyValue(T.self, response, target) {
         return Decoded(value: empty, report: DecodingReport())
       }
-      if let envelope { return try decoder.decodePayload(T.self, of: envelope, in: response.data) }
-      return try decoder.decodeEnvelopeWithReport(
+      if let envelope {
+        return try self.decoder.decodePayload(T.self, of: envelope, in: response.data)
+      }
+      return try self.decoder.decodeEnvelopeWithReport(
         T.self, from: response.data, format: format, at: path)
     }
   }
@@ -212,20 +221,30 @@ extension Provider {
     CallPlan { response in
       _ = try Self.emptyValue(T.self, response, target)
       return nil
-    } decode: { [decoder] response, _ in
+    } decode: { response, _ in
       if let empty = try Self.emptyValue(T.self, response, target) {
         return Decoded(value: empty, report: DecodingReport())
       }
-      return try decoder.decodeWithReport(T.self, from: response.data, at: path)
+      return try self.decoder.decodeWithReport(T.self, from: response.data, at: path)
     }
   }
 
   /// nil to decode as usual; the empty value of a no-content response (204, 205, HEAD) when
   /// `T` has one; `.emptyBody` for any other empty body.
+  @inline(__always)
   private static func emptyValue<T>(_ type: T.Type, _ response: Response, _ target: Target)
     throws -> T?
   {
     guard response.data.isEmpty else { return nil }
+    return try emptyBodyValue(type, response, target)
+  }
+
+  /// `emptyValue` for an empty body. Apart from it so that a body costs no `Optional<T>`
+  /// metadata lookup (a generic function looks it up on entry).
+  @inline(never)
+  private static func emptyBodyValue<T>(_ type: T.Type, _ response: Response, _ target: Target)
+    throws -> T?
+  {
     let noContent = [204, 205].contains(response.statusCode) || target.method == .head
     if noContent, let empty = EmptyPayload.value(T.self) { return empty }
     throw ProviderError.emptyBody(response)

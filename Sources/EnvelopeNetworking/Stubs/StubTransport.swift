@@ -15,11 +15,12 @@ struct StubTransport<Target: TargetType>: LineTransport {
   var transfers: any HTTPTransport { next }
 
   /// The stub's answer, or the next transport's when the target is not stubbed.
-  func response(to request: URLRequest) async throws -> Response {
-    guard let stub = stub(for: Exchange.current) else {
+  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
+    let exchange = Exchange.current
+    guard let stub = stub(for: exchange) else {
       return try await next.response(to: request)
     }
-    if Exchange.current?.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
+    if exchange?.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
     let answer = try stub.sample.resolve(fixtures: fixtures)
     if case .delayed(let delay) = stub.behavior { try await Task.sleep(for: delay) }
     if let delay = answer.delay { try await Task.sleep(for: delay) }
@@ -69,7 +70,7 @@ struct StubTransport<Target: TargetType>: LineTransport {
 /// `HTTPURLResponse` and back. Its `send` (what makes it an `HTTPTransport`) is built on that.
 protocol LineTransport: HTTPTransport {
   /// The response to `request`.
-  func response(to request: URLRequest) async throws -> Response
+  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response
   /// Where downloads and uploads go (the line never caches or times them).
   var transfers: any HTTPTransport { get }
 }

@@ -133,7 +133,7 @@ struct TimedTransport: LineTransport {
   /// Transfers have no provider timeout.
   var transfers: any HTTPTransport { base }
 
-  func response(to request: URLRequest) async throws -> Response {
+  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
     let (data, http) = try await send(request)
     return Response(
       statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
