@@ -30,6 +30,9 @@ struct CallPlan<T> {
 
 extension Provider {
   /// One call: attempts until one succeeds or no plugin asks for another.
+  ///
+  /// An attempt's failure is thrown, not returned: a `Result` or an Optional of the generic
+  /// `DecodedResponse<T>` costs every call a runtime metadata lookup.
   nonisolated(nonsending) func run<T>(_ target: Target, _ plan: CallPlan<T>) async throws
     -> DecodedResponse<T>
   {
@@ -41,47 +44,45 @@ extension Provider {
       let exchange = Exchange(
         call: ProviderCall(id: id, attempt: attempt), target: target, cacheUse: plan.cacheUse,
         plugins: plugins)
-      let decoded = try await Exchange.$current.withValue(exchange) {
-        () async throws -> DecodedResponse<T>? in
-        switch try await self.attempt(target, plan) {
-        case .success(let decoded):
-          await self.didDecode(decoded, target)
-          await self.store(decoded.response, target, plan.cacheUse)
+      do {
+        return try await Exchange.$current.withValue(exchange) {
+          let decoded = try await self.attempt(target, plan)
+          // Each stage called only when it has work: an async call costs a frame even when it
+          // returns at once.
+          if !decoded.report.isEmpty, !self.plugins.isEmpty {
+            await self.didDecode(decoded, target)
+          }
+          if self.cacheLayer != nil { await self.store(decoded.response, target, plan.cacheUse) }
           return decoded
-        case .failure(let error):
-          let delay = await self.retryDelay(after: error, target: target, attempt: attempt)
-          guard let delay else { throw Self.surfaced(error) }
-          if delay > .zero { try await Task.sleep(for: delay) }
-          return nil
         }
+      } catch let error as ProviderError {
+        let delay = await Exchange.$current.withValue(exchange) {
+          await self.retryDelay(after: error, target: target, attempt: attempt)
+        }
+        guard let delay else { throw Self.surfaced(error) }
+        if delay > .zero { try await Task.sleep(for: delay) }
       }
-      if let decoded { return decoded }
     }
   }
 
-  /// One attempt: the shared stages, then the value decoded once from what the plugins handed on.
+  /// One attempt: the shared stages, then the value decoded once from what the plugins handed
+  /// on. Throws a `ProviderError`, or `CancellationError`.
   private nonisolated(nonsending) func attempt<T>(_ target: Target, _ plan: CallPlan<T>)
-    async throws
-    -> Result<DecodedResponse<T>, ProviderError>
+    async throws -> DecodedResponse<T>
   {
-    let response: Response
     var envelope: ReadEnvelope?
     let result = try await exchange(target) { response in
       envelope = try plan.read(response)
       return envelope?.status
     } send: {
-      try await self.send($0)
+      try await self.line.response(to: $0)
     }
-    switch result {
-    case .failure(let error): return .failure(error)
-    case .success(let handedOn): response = handedOn
-    }
+    let response = try result.get()
     do {
       let decoded = try plan.decode(response, envelope)
-      return .success(
-        DecodedResponse(value: decoded.value, response: response, report: decoded.report))
+      return DecodedResponse(value: decoded.value, response: response, report: decoded.report)
     } catch {
-      return .failure(try Self.providerError(error, response: response))
+      throw try Self.providerError(error, response: response)
     }
   }
 
@@ -95,7 +96,8 @@ extension Provider {
     var received: Response?
     var result: Result<Response, ProviderError>
     do {
-      let request = try await prepare(try build(target), target)
+      let built = try build(target)
+      let request = plugins.isEmpty ? built : try await prepare(built, target)
       for plugin in plugins { await plugin.willSend(request, target: target) }
       var response = try await send(request)
       received = response
@@ -162,7 +164,6 @@ extension Provider {
   /// didDecode: the lenient report, when not empty, once per call (a cached answer's report too;
   /// `LoggingPlugin` logs a cache hit's source instead of its drift).
   private func didDecode<T>(_ decoded: DecodedResponse<T>, _ target: Target) async {
-    guard !decoded.report.isEmpty else { return }
     for plugin in plugins {
       await plugin.didDecode(decoded.report, target: target, response: decoded.response)
     }
@@ -298,15 +299,25 @@ final class JoinedURLs: @unchecked Sendable {
   static let limit = 256
   private let lock = NSLock()
   private var joined: [Key: URL] = [:]
+  /// The pair asked for last, compared before hashing: a screen asks for the same endpoint
+  /// again and again, and hashing a URL cost more than comparing it.
+  private var last: (key: Key, url: URL)?
 
   /// The URL for `path` under `base`.
   func url(_ base: URL, _ path: String) -> URL {
     let key = Key(base: base, path: path)
-    if let url = lock.withLock({ joined[key] }) { return url }
+    let known = lock.withLock { () -> URL? in
+      if let last, last.key == key { return last.url }
+      guard let url = joined[key] else { return nil }
+      last = (key, url)
+      return url
+    }
+    if let known { return known }
     let url = base.appendingPathComponent(path)
     lock.withLock {
       if joined.count >= Self.limit { joined.removeAll(keepingCapacity: true) }
       joined[key] = url
+      last = (key, url)
     }
     return url
   }

@@ -165,7 +165,7 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Throws: `ProviderError` (`.business` for a non-success code, `.envelope` for a missing or
   ///   invalid code or missing data) or the format's mapped error.
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self) async throws -> T {
-    try await decodedResponse(target, as: type).value
+    try await run(target, envelopePlan(T.self, target)).value
   }
 
   /// Sends the request, checks the envelope's code, then decodes `T` at a path inside data
@@ -194,7 +194,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self, at path: JSONPath)
     async throws -> T
   {
-    try await decodedResponse(target, as: type, at: path).value
+    try await run(target, valuePlan(T.self, target, at: path)).value
   }
 
   /// Like `request(_:as:)`, with the response and the lenient report (also handed to every

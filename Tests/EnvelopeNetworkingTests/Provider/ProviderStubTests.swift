@@ -273,3 +273,28 @@ struct BodyTarget: TargetType {
     #expect(json.map { String(decoding: $0, as: UTF8.self) } == #"{"a":1,"b":2,"c":3,"d":4,"e":5}"#)
   }
 }
+
+/// A target that is a class: a subclass's instance, stored as the base type, is still stubbed
+/// (the stub transport finds the provider's target type by identity first, then by a cast).
+class ClassTarget: TargetType, @unchecked Sendable {
+  var baseURL: URL { URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/") }
+  var path: String { "/class" }
+  var sample: StubResponse {
+    .body(Data(#"{"code":0,"msg":"ok","data":{"id":\#(id),"name":"Class"}}"#.utf8))
+  }
+  var id: Int { 1 }
+}
+
+final class SubclassTarget: ClassTarget, @unchecked Sendable {
+  override var id: Int { 2 }
+}
+
+@Suite struct ClassTargetStubTests {
+  @Test func aSubclassInstanceOfAClassTargetIsStubbed() async throws {
+    let provider = Provider<ClassTarget>(stub: .immediate)
+    let base = try await provider.request(ClassTarget(), as: DemoUser.self)
+    let sub = try await provider.request(SubclassTarget(), as: DemoUser.self)
+    #expect(base == DemoUser(id: 1, name: "Class"))
+    #expect(sub == DemoUser(id: 2, name: "Class"))
+  }
+}
