@@ -278,8 +278,10 @@ struct KeyCursor {
   /// The key token of the member after the last one found.
   var member: Int
   /// A 256-bit Bloom filter of the keys of every member before `member`: a clear bit proves a
-  /// key is not among them.
-  private var seen = SIMD4<UInt64>()
+  /// key is not among them. Four words read and written one at a time through memory: a
+  /// `SIMD4` lane chosen at run time was written to the stack and read back whole, a stall on
+  /// every key (about a tenth of a keyed container's own time).
+  private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
   /// A cursor at the first member of the object at token `object`.
   init(object: Int) { member = object + 1 }
@@ -292,11 +294,23 @@ struct KeyCursor {
     return (key.count &* 37 &+ Int(first) &* 7 &+ Int(last)) & 255
   }
 
+  /// Whether a member before the cursor may have a key with filter bit `bit`. Mutating only so
+  /// that the words are read where they are, not from a copy.
   @inline(__always)
-  func mayContain(_ bit: Int) -> Bool { seen[bit >> 6] & 1 << UInt64(bit & 63) != 0 }
+  mutating func mayContain(_ bit: Int) -> Bool {
+    withUnsafeBytes(of: &seen) { words in
+      words.load(fromByteOffset: (bit >> 6) &* 8, as: UInt64.self) & 1 << UInt64(bit & 63) != 0
+    }
+  }
 
   @inline(__always)
-  mutating func insert(_ bit: Int) { seen[bit >> 6] |= 1 << UInt64(bit & 63) }
+  mutating func insert(_ bit: Int) {
+    withUnsafeMutableBytes(of: &seen) { words in
+      let offset = (bit >> 6) &* 8
+      let word = words.load(fromByteOffset: offset, as: UInt64.self)
+      words.storeBytes(of: word | 1 << UInt64(bit & 63), toByteOffset: offset, as: UInt64.self)
+    }
+  }
 }
 
 /// Whether the `count` bytes at `a` and at `b` are equal. Keys are short: up to 16 bytes are
