@@ -230,13 +230,13 @@ extension LenientDecoder {
     func value(at path: JSONPath) throws -> JSON? {
       try document.index(at: path).map { try json(document, $0) }
     }
+    let code = try value(at: format.code)
     // The first message found ends the search: no array of every message path's value.
     var message: String?
     for path in format.messages where message == nil {
       message = EnvelopeStatusReader.message(try value(at: path))
     }
-    return try EnvelopeStatusReader.status(
-      code: value(at: format.code), message: message, format: format)
+    return try EnvelopeStatusReader.status(code: code, message: message, format: format)
   }
 
 }
