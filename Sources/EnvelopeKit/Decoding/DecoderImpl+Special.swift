@@ -73,18 +73,23 @@ extension Array: DecodableArray where Element: Decodable {
       return reinterpret(
         try decoder.scalarArray(Int64.self, elements, at: position), as: [Element].self)
     }
-    var result: [Element] = []
-    result.reserveCapacity(elements.count)
     let frame = position.frame(document: elements.document)
-    var child = elements.first
-    for offset in 0..<elements.count {
-      let element = DecodingPosition(
-        parent: frame, index: child, key: AnyCodingKey(intValue: offset), allowsFallback: false,
-        type: Element.self)
-      try decoder.element(Element.self, at: element) { result.append($0) }
-      child = elements.document.next(child)
+    // Elements are moved into place: `append` in this unspecialised code looked up the metadata
+    // of `[Element]` for every element (5% of a page of 20 small models). A dropped element
+    // leaves no gap; on a throw the elements kept so far are destroyed by the initializer.
+    return try [Element](unsafeUninitializedCapacity: elements.count) { buffer, kept in
+      var child = elements.first
+      for offset in 0..<elements.count {
+        let element = DecodingPosition(
+          parent: frame, index: child, key: AnyCodingKey(intValue: offset), allowsFallback: false,
+          type: Element.self)
+        try decoder.element(Element.self, at: element) { value in
+          buffer.initializeElement(at: kept, to: value)
+          kept += 1
+        }
+        child = elements.document.next(child)
+      }
     }
-    return result
   }
 }
 
