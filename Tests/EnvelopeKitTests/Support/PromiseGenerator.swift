@@ -238,7 +238,10 @@ struct PromiseGenerator<Source: EntropySource> {
     case 4: return "\"" + numberLiteral() + "\""
     default:
       let literal = numberLiteral()
-      switch shape {
+      // The slot an Optional wraps reads the literal as that type (`Int??` as `Int`).
+      var slot = shape
+      while case .optional(let wrapped) = slot { slot = wrapped }
+      switch slot {
       case .int: noteDifference(literal)
       case .float: noteFloatDifference(literal)
       default: break
