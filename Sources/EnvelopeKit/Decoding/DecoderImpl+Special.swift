@@ -84,7 +84,7 @@ extension Array: DecodableArray where Element: Decodable {
           parent: frame, index: child, key: AnyCodingKey(intValue: offset), allowsFallback: false,
           type: Element.self)
         try decoder.element(Element.self, at: element) { value in
-          buffer.initializeElement(at: kept, to: value)
+          buffer.initializeElement(at: kept, to: consume value)
           kept += 1
         }
         child = elements.document.next(child)
