@@ -342,7 +342,7 @@ final class DecoderImpl: Decoder {
 /// was found by metatype identity, so that no `as?` cast or metadata lookup is paid). The one
 /// place values are reinterpreted; debug builds check the types.
 @inline(__always)
-func reinterpret<U, T>(_ value: U, as type: T.Type) -> T {
+package func reinterpret<U, T>(_ value: U, as type: T.Type) -> T {
   assert(U.self == T.self, "reinterpret \(U.self) as \(T.self)")
   return unsafeBitCast(value, to: T.self)
 }

@@ -57,16 +57,19 @@ enum EnvelopeStatusReader {
     }
   }
 
-  /// The first message that is a string, number or bool, as text.
-  static func message(_ values: [JSON?]) -> String? {
-    for value in values {
-      if let text = message(value) { return text }
+  /// The first message that is a string, number or bool, as text: the value at each message
+  /// path in turn (`value` of the path; nil when missing), and no value read after it.
+  static func message<Path>(_ paths: [Path], _ value: (Path) throws -> JSON?) rethrows
+    -> String?
+  {
+    for path in paths {
+      if let text = message(try value(path)) { return text }
     }
     return nil
   }
 
   /// A message path's value as text when it is a string, number or bool; else nil.
-  static func message(_ value: JSON?) -> String? {
+  private static func message(_ value: JSON?) -> String? {
     switch value {
     case .string(let text)?: return text
     case .number(let number)?: return number.text

@@ -232,10 +232,7 @@ extension LenientDecoder {
     }
     let code = try value(at: format.code)
     // The first message found ends the search: no array of every message path's value.
-    var message: String?
-    for path in format.messages where message == nil {
-      message = EnvelopeStatusReader.message(try value(at: path))
-    }
+    let message = try EnvelopeStatusReader.message(format.messages, value(at:))
     return try EnvelopeStatusReader.status(code: code, message: message, format: format)
   }
 

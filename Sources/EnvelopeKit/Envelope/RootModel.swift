@@ -50,14 +50,14 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
     self.format = format
     let codeValue = try decodeValue(JSON.self, at: format.code, in: decoder)
     let messages = try format.messages.map { try decodeValue(JSON.self, at: $0, in: decoder) }
+    let message = EnvelopeStatusReader.message(messages) { $0 }
     do {
       status = .success(
-        try EnvelopeStatusReader.status(
-          code: codeValue, message: EnvelopeStatusReader.message(messages), format: format))
+        try EnvelopeStatusReader.status(code: codeValue, message: message, format: format))
     } catch let error as EnvelopeError {
       status = .failure(error)
     }
-    message = EnvelopeStatusReader.message(messages)
+    self.message = message
     guard case .success(let status) = status else {
       code = nil
       data = nil

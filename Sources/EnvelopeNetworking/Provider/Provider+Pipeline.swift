@@ -140,11 +140,6 @@ extension Provider {
     return request
   }
 
-  /// send: one call to the line of transports (a cached answer says so itself).
-  nonisolated(nonsending) func send(_ request: URLRequest) async throws -> Response {
-    try await line.response(to: request)
-  }
-
   /// validate: a status the target accepts. Otherwise a body that is an envelope of the
   /// target's (or provider's) format with a non-success code is that business failure (or the
   /// format's mapped error), keeping the HTTP status; anything else is `.status`.

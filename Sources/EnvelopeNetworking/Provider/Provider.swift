@@ -258,7 +258,7 @@ public final class Provider<Target: TargetType>: Sendable {
       call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target,
       cacheUse: .cacheOnly, plugins: plugins)
     return try? await Exchange.$current.withValue(exchange) {
-      let response = try await send(prepare(build(target), target))
+      let response = try await line.response(to: prepare(build(target), target))
       let plan = envelopePlan(T.self, target)
       let envelope = try plan.read(response)
       guard envelope?.status.isSuccess ?? true, let answer = response.cacheAnswer else {

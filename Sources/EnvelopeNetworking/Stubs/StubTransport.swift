@@ -1,3 +1,4 @@
+import EnvelopeKit
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -71,7 +72,7 @@ extension StubTransport {
   /// target).
   fileprivate static func target<Other: TargetType>(_ target: Other) -> Target? {
     guard Other.self == Target.self else { return target as? Target }
-    return unsafeBitCast(target, to: Target.self)
+    return reinterpret(target, as: Target.self)
   }
 }
 
