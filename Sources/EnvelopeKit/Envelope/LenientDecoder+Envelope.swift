@@ -209,21 +209,25 @@ extension LenientDecoder {
   ///   - type: the payload type.
   ///   - envelope: the envelope read.
   ///   - data: the body to decode.
-  /// - Returns: the value and its report.
+  ///   - report: set to the decode's report.
+  /// - Returns: the value. Not a `Decoded<T>`: its generic metadata is a lookup per call.
   /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)`.
-  package func decodePayload<T: Decodable>(_ type: T.Type, of envelope: ReadEnvelope, in data: Data)
-    throws -> Decoded<T>
-  {
+  package func decodePayload<T: Decodable>(
+    _ type: T.Type, of envelope: ReadEnvelope, in data: Data, report: inout DecodingReport
+  ) throws -> T {
     guard envelope.status.isSuccess, envelope.reads(data) else {
-      return try decodeEnvelopeWithReport(
+      let decoded = try decodeEnvelopeWithReport(
         type, from: data, format: envelope.format, at: envelope.path)
+      report = decoded.report
+      return decoded.value
     }
     let options = options(envelope: envelope.format)
     let impl = DecoderImpl(options: options, document: envelope.document)
     let value = try Self.payload(
       type, with: impl, in: envelope.document, format: options.decoder.envelope,
       status: envelope.status, at: envelope.path)
-    return Decoded(value: value, report: impl.recorder.report)
+    report = impl.recorder.report
+    return value
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {

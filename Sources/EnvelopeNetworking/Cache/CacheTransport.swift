@@ -29,12 +29,14 @@ struct CacheTransport: LineTransport {
   var transfers: any HTTPTransport { next }
 
   /// The cache's answer, else the next transport's (revalidating an entry when it can).
-  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
-    guard let exchange = Exchange.current,
+  nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
+    async throws -> Response
+  {
+    guard let exchange,
       let key = await key(for: request, target: exchange.target, use: exchange.cacheUse)
     else {
-      if Exchange.current?.cacheUse == .cacheOnly { throw CacheMiss() }
-      return try await next.response(to: request)
+      if exchange?.cacheUse == .cacheOnly { throw CacheMiss() }
+      return try await next.response(to: request, in: exchange)
     }
     let entry = await cache.cachedResponse(forKey: key)
     if exchange.cacheUse == .cacheOnly {
@@ -49,7 +51,7 @@ struct CacheTransport: LineTransport {
     if case .loadElseCache(let onServerError) = policy { fallsBackOnServerError = onServerError }
     let conditional = entry.flatMap { Self.revalidating(request, $0) }
     do {
-      var response = try await next.response(to: conditional ?? request)
+      var response = try await next.response(to: conditional ?? request, in: exchange)
       if response.statusCode == 304, conditional != nil, let entry {
         let renewed = await renew(entry, with: response, request: request, key: key)
         return answer(renewed, .notModified, request)

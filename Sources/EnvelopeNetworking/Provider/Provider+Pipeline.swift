@@ -17,15 +17,116 @@ import Foundation
 
 /// What a call reads from a response: the envelope status it checks before any plugin sees a
 /// success, and the value it decodes after the plugins.
-struct CallPlan<T> {
+///
+/// A protocol with a small struct per kind of call, not a struct of closures: each closure's
+/// context was an allocation per call, and each closure looked the value type's metadata up
+/// again.
+protocol CallPlan<Value> {
+  associatedtype Value
   /// How the call uses the cache.
-  var cacheUse: CacheUse = .byPolicy
+  var cacheUse: CacheUse { get }
   /// Reads the envelope's status (nil for calls that read no envelope, and for an empty body
   /// that stands for the empty value); throws for a body the call cannot decode.
-  var read: (Response) throws -> ReadEnvelope?
+  func read(_ response: Response, _ target: some TargetType, with decoder: LenientDecoder)
+    throws -> ReadEnvelope?
   /// Decodes the value from the response the plugins handed on (from the envelope read, when
-  /// it is still that body).
-  var decode: (Response, ReadEnvelope?) throws -> Decoded<T>
+  /// it is still that body); `report` is set to what the decoder reported.
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> Value
+}
+
+/// An envelope call: the status and the payload's presence read first, then `T` decoded at
+/// `path` inside data from the same scan (a body a plugin replaced is decoded as
+/// `decodeEnvelope` does, its code checked).
+struct EnvelopePlan<T: Decodable>: CallPlan {
+  /// The target's format; nil for the decoder's own, as the decoder applies it.
+  var format: EnvelopeFormat?
+  var path: JSONPath = .root
+  var cacheUse: CacheUse = .byPolicy
+
+  func read(_ response: Response, _ target: some TargetType, with decoder: LenientDecoder)
+    throws -> ReadEnvelope?
+  {
+    if response.data.isEmpty {
+      _ = try EmptyBody.value(T.self, response, target)
+      return nil
+    }
+    return try decoder.readEnvelope(
+      expecting: T.self, from: response.data, format: format, at: path)
+  }
+
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> T {
+    if response.data.isEmpty { return try EmptyBody.value(T.self, response, target) }
+    if let envelope {
+      return try decoder.decodePayload(T.self, of: envelope, in: response.data, report: &report)
+    }
+    let decoded = try decoder.decodeEnvelopeWithReport(
+      T.self, from: response.data, format: format, at: path)
+    report = decoded.report
+    return decoded.value
+  }
+}
+
+/// A call without an envelope: `T` at `path` of the body.
+struct ValuePlan<T: Decodable>: CallPlan {
+  var path: JSONPath
+  var cacheUse: CacheUse { .byPolicy }
+
+  func read(_ response: Response, _ target: some TargetType, with decoder: LenientDecoder)
+    throws -> ReadEnvelope?
+  {
+    if response.data.isEmpty { _ = try EmptyBody.value(T.self, response, target) }
+    return nil
+  }
+
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> T {
+    if response.data.isEmpty { return try EmptyBody.value(T.self, response, target) }
+    let decoded = try decoder.decodeWithReport(T.self, from: response.data, at: path)
+    report = decoded.report
+    return decoded.value
+  }
+}
+
+/// A call for the response itself: nothing read, nothing decoded.
+struct ResponsePlan: CallPlan {
+  var cacheUse: CacheUse { .byPolicy }
+
+  func read(_ response: Response, _ target: some TargetType, with decoder: LenientDecoder)
+    -> ReadEnvelope?
+  { nil }
+
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) -> Response { response }
+}
+
+/// The rule for an empty body: the empty value of a no-content response (204, 205, HEAD) when
+/// `T` has one (`Empty`, an Optional, an empty collection); `.emptyBody` for any other.
+enum EmptyBody {
+  static func value<T>(_ type: T.Type, _ response: Response, _ target: some TargetType) throws
+    -> T
+  {
+    let noContent = [204, 205].contains(response.statusCode) || target.method == .head
+    if noContent, let empty = EmptyPayload.value(T.self) { return empty }
+    throw ProviderError.emptyBody(response)
+  }
+}
+
+/// What an attempt received besides its value: the response and the decoder's report (an empty
+/// response until an attempt succeeds). Not in a `DecodedResponse<T>`: a generic wrapper is a
+/// metadata lookup in every function that names it, and `request` returns the value alone.
+struct Received {
+  var response = Response(statusCode: 0, headers: [:], data: Data(), request: nil)
+  var report = DecodingReport()
 }
 
 extension Provider {
@@ -33,9 +134,9 @@ extension Provider {
   ///
   /// An attempt's failure is thrown, not returned: a `Result` or an Optional of the generic
   /// `DecodedResponse<T>` costs every call a runtime metadata lookup.
-  nonisolated(nonsending) func run<T>(_ target: Target, _ plan: CallPlan<T>) async throws
-    -> DecodedResponse<T>
-  {
+  nonisolated(nonsending) func run<Plan: CallPlan>(
+    _ target: Target, _ plan: Plan, _ received: inout Received
+  ) async throws -> Plan.Value {
     let id = ProviderCall.nextID()
     var attempt = 0
     while true {
@@ -45,15 +146,13 @@ extension Provider {
         call: ProviderCall(id: id, attempt: attempt), target: target, cacheUse: plan.cacheUse,
         plugins: plugins)
       do {
+        // The line is handed the exchange; the task-local is for your code (see
+        // `attemptsCallYourCode`).
+        guard attemptsCallYourCode else {
+          return try await self.attempt(target, plan, exchange, &received)
+        }
         return try await Exchange.$current.withValue(exchange) {
-          let decoded = try await self.attempt(target, plan)
-          // Each stage called only when it has work: an async call costs a frame even when it
-          // returns at once.
-          if !decoded.report.isEmpty, !self.plugins.isEmpty {
-            await self.didDecode(decoded, target)
-          }
-          if self.cacheLayer != nil { await self.store(decoded.response, target, plan.cacheUse) }
-          return decoded
+          try await self.attempt(target, plan, exchange, &received)
         }
       } catch let error as ProviderError {
         let delay = await Exchange.$current.withValue(exchange) {
@@ -66,24 +165,31 @@ extension Provider {
   }
 
   /// One attempt: the shared stages, then the value decoded once from what the plugins handed
-  /// on. Throws a `ProviderError`, or `CancellationError`.
-  private nonisolated(nonsending) func attempt<T>(_ target: Target, _ plan: CallPlan<T>)
-    async throws -> DecodedResponse<T>
-  {
+  /// on, then didDecode and store. Throws a `ProviderError`, or `CancellationError`.
+  private nonisolated(nonsending) func attempt<Plan: CallPlan>(
+    _ target: Target, _ plan: Plan, _ exchange: Exchange, _ received: inout Received
+  ) async throws -> Plan.Value {
     var envelope: ReadEnvelope?
-    let result = try await exchange(target) { response in
-      envelope = try plan.read(response)
+    let result = try await self.exchange(target) { response in
+      envelope = try plan.read(response, target, with: decoder)
       return envelope?.status
     } send: {
-      try await self.line.response(to: $0)
+      try await self.line.response(to: $0, in: exchange)
     }
     let response = try result.get()
+    var report = DecodingReport()
+    let value: Plan.Value
     do {
-      let decoded = try plan.decode(response, envelope)
-      return DecodedResponse(value: decoded.value, response: response, report: decoded.report)
+      value = try plan.decode(response, envelope, target, with: decoder, report: &report)
     } catch {
       throw try Self.providerError(error, response: response)
     }
+    // Each stage called only when it has work: an async call costs a frame even when it
+    // returns at once.
+    if !report.isEmpty, !plugins.isEmpty { await didDecode(report, response, target) }
+    if cacheLayer != nil { await store(response, target, plan.cacheUse) }
+    received = Received(response: response, report: report)
+    return value
   }
 
   /// The stages every attempt shares (calls and transfers): build, prepare, willSend, send,
@@ -158,10 +264,8 @@ extension Provider {
 
   /// didDecode: the lenient report, when not empty, once per call (a cached answer's report too;
   /// `LoggingPlugin` logs a cache hit's source instead of its drift).
-  private func didDecode<T>(_ decoded: DecodedResponse<T>, _ target: Target) async {
-    for plugin in plugins {
-      await plugin.didDecode(decoded.report, target: target, response: decoded.response)
-    }
+  private func didDecode(_ report: DecodingReport, _ response: Response, _ target: Target) async {
+    for plugin in plugins { await plugin.didDecode(report, target: target, response: response) }
   }
 
   /// store: a decoded network response goes to the cache (the cache transport decides what).
@@ -183,67 +287,6 @@ extension Provider {
       }
     }
     return delay
-  }
-
-  // MARK: - What calls read
-
-  /// An envelope call: the status and the payload's presence read first, then `T` decoded at
-  /// `path` inside data from the same scan (a body a plugin replaced is decoded as
-  /// `decodeEnvelope` does, its code checked).
-  func envelopePlan<T: Decodable>(
-    _ type: T.Type, _ target: Target, at path: JSONPath = .root, cacheUse: CacheUse = .byPolicy
-  ) -> CallPlan<T> {
-    // The closures use the provider's decoder, not a copy each (a copy of a decoder retains
-    // everything it holds); nil format: the decoder's own, as the decoder applies it.
-    let format = target.envelope
-    return CallPlan(cacheUse: cacheUse) { response in
-      if try Self.emptyValue(T.self, response, target) != nil { return nil }
-      return try self.decoder.readEnvelope(
-        expecting: T.self, from: response.data, format: format, at: path)
-    } decode: { response, envelope in
-      if let empty = try Self.emptyValue(T.self, response, target) {
-        return Decoded(value: empty, report: DecodingReport())
-      }
-      if let envelope {
-        return try self.decoder.decodePayload(T.self, of: envelope, in: response.data)
-      }
-      return try self.decoder.decodeEnvelopeWithReport(
-        T.self, from: response.data, format: format, at: path)
-    }
-  }
-
-  /// A call without an envelope: `T` at `path` of the body.
-  func valuePlan<T: Decodable>(_ type: T.Type, _ target: Target, at path: JSONPath) -> CallPlan<T> {
-    CallPlan { response in
-      _ = try Self.emptyValue(T.self, response, target)
-      return nil
-    } decode: { response, _ in
-      if let empty = try Self.emptyValue(T.self, response, target) {
-        return Decoded(value: empty, report: DecodingReport())
-      }
-      return try self.decoder.decodeWithReport(T.self, from: response.data, at: path)
-    }
-  }
-
-  /// nil to decode as usual; the empty value of a no-content response (204, 205, HEAD) when
-  /// `T` has one; `.emptyBody` for any other empty body.
-  @inline(__always)
-  private static func emptyValue<T>(_ type: T.Type, _ response: Response, _ target: Target)
-    throws -> T?
-  {
-    guard response.data.isEmpty else { return nil }
-    return try emptyBodyValue(type, response, target)
-  }
-
-  /// `emptyValue` for an empty body. Apart from it so that a body costs no `Optional<T>`
-  /// metadata lookup (a generic function looks it up on entry).
-  @inline(never)
-  private static func emptyBodyValue<T>(_ type: T.Type, _ response: Response, _ target: Target)
-    throws -> T?
-  {
-    let noContent = [204, 205].contains(response.statusCode) || target.method == .head
-    if noContent, let empty = EmptyPayload.value(T.self) { return empty }
-    throw ProviderError.emptyBody(response)
   }
 
   // MARK: - Errors

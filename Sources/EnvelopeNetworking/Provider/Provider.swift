@@ -55,6 +55,10 @@ public final class Provider<Target: TargetType>: Sendable {
   let urls = JoinedURLs()
   /// The cache's transport in the line, for the store stage and removal; nil without a cache.
   let cacheLayer: CacheTransport?
+  /// Whether an attempt runs your code that may read `ProviderCall.current`: plugin hooks and
+  /// the cache scope. The task-local is set around such attempts only (a stubbed call without
+  /// them would pay for it for nothing); `TimedTransport` sets it around your transport.
+  let attemptsCallYourCode: Bool
 
   /// Creates a provider.
   ///
@@ -121,6 +125,7 @@ public final class Provider<Target: TargetType>: Sendable {
         fixtures: fixtures)
     }
     self.line = line
+    attemptsCallYourCode = !plugins.isEmpty || cacheLayer != nil
   }
 
   /// The same provider answering stubs from another scenario.
@@ -146,12 +151,8 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Returns: the response.
   /// - Throws: `ProviderError`, or `CancellationError` when the calling task is cancelled.
   public func response(_ target: Target) async throws -> Response {
-    let plan = CallPlan<Response> { _ in
-      nil
-    } decode: { response, _ in
-      Decoded(value: response, report: DecodingReport())
-    }
-    return try await run(target, plan).value
+    var received = Received()
+    return try await run(target, ResponsePlan(), &received)
   }
 
   /// Sends the request, validates the status, and unwraps the envelope (the target's format,
@@ -165,7 +166,8 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Throws: `ProviderError` (`.business` for a non-success code, `.envelope` for a missing or
   ///   invalid code or missing data) or the format's mapped error.
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self) async throws -> T {
-    try await run(target, envelopePlan(T.self, target)).value
+    var received = Received()
+    return try await run(target, EnvelopePlan<T>(format: target.envelope), &received)
   }
 
   /// Sends the request, checks the envelope's code, then decodes `T` at a path inside data
@@ -180,7 +182,8 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, inData path: JSONPath
   ) async throws -> T {
-    try await run(target, envelopePlan(T.self, target, at: path)).value
+    var received = Received()
+    return try await run(target, EnvelopePlan<T>(format: target.envelope, path: path), &received)
   }
 
   /// Sends the request, validates the status, and decodes the value at a key path (no envelope).
@@ -194,7 +197,8 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self, at path: JSONPath)
     async throws -> T
   {
-    try await run(target, valuePlan(T.self, target, at: path)).value
+    var received = Received()
+    return try await run(target, ValuePlan<T>(path: path), &received)
   }
 
   /// Like `request(_:as:)`, with the response and the lenient report (also handed to every
@@ -208,7 +212,9 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(_ target: Target, as type: T.Type = T.self)
     async throws -> DecodedResponse<T>
   {
-    try await run(target, envelopePlan(T.self, target))
+    var received = Received()
+    let value = try await run(target, EnvelopePlan<T>(format: target.envelope), &received)
+    return DecodedResponse(value: value, response: received.response, report: received.report)
   }
 
   /// Yields the cached value first, when the cache has one that decodes (`.cache(storedAt:)`),
@@ -237,9 +243,10 @@ public final class Provider<Target: TargetType>: Sendable {
       let task = Task {
         do {
           if let cached = await self.cachedValue(target, T.self) { continuation.yield(cached) }
+          var received = Received()
           let network = try await self.run(
-            target, self.envelopePlan(T.self, target, cacheUse: .refresh))
-          continuation.yield(Sourced(value: network.value, source: .network))
+            target, EnvelopePlan<T>(format: target.envelope, cacheUse: .refresh), &received)
+          continuation.yield(Sourced(value: network, source: .network))
           continuation.finish()
         } catch {
           continuation.finish(throwing: error)
@@ -258,13 +265,14 @@ public final class Provider<Target: TargetType>: Sendable {
       call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target,
       cacheUse: .cacheOnly, plugins: plugins)
     return try? await Exchange.$current.withValue(exchange) {
-      let response = try await line.response(to: prepare(build(target), target))
-      let plan = envelopePlan(T.self, target)
-      let envelope = try plan.read(response)
+      let response = try await line.response(to: prepare(build(target), target), in: exchange)
+      let plan = EnvelopePlan<T>(format: target.envelope)
+      let envelope = try plan.read(response, target, with: decoder)
       guard envelope?.status.isSuccess ?? true, let answer = response.cacheAnswer else {
         return nil
       }
-      let value = try plan.decode(response, envelope).value
+      var report = DecodingReport()
+      let value = try plan.decode(response, envelope, target, with: decoder, report: &report)
       return Sourced(value: value, source: .cache(storedAt: answer.storedAt))
     }
   }
@@ -296,6 +304,8 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, at path: JSONPath
   ) async throws -> DecodedResponse<T> {
-    try await run(target, valuePlan(T.self, target, at: path))
+    var received = Received()
+    let value = try await run(target, ValuePlan<T>(path: path), &received)
+    return DecodedResponse(value: value, response: received.response, report: received.report)
   }
 }

@@ -38,9 +38,10 @@ public struct ProviderCall: Sendable, Hashable {
 /// One attempt as the provider's line of transports sees it: the call, the target, how the call
 /// uses the cache, and the plugins (for token-refresh events).
 ///
-/// The provider sets it around each attempt (`Exchange.$current`); the stub and cache transports
-/// read the target from it, because `HTTPTransport.send` takes only the request.
-///
+/// The provider hands it to its line (`LineTransport.response(to:in:)`), and sets it as the
+/// task-local `current` around your code: plugin hooks and the cache scope (for the whole attempt,
+/// when the provider has either) and your transport (`TimedTransport`). A transfer sets it for
+/// the whole transfer, because `HTTPTransport.download` and `upload` take only the request.
 final class Exchange: Sendable {
   let call: ProviderCall
   let target: any TargetType

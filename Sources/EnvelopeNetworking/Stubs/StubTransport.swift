@@ -16,10 +16,11 @@ struct StubTransport<Target: TargetType>: LineTransport {
   var transfers: any HTTPTransport { next }
 
   /// The stub's answer, or the next transport's when the target is not stubbed.
-  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
-    let exchange = Exchange.current
+  nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
+    async throws -> Response
+  {
     guard let stub = stub(for: exchange) else {
-      return try await next.response(to: request)
+      return try await next.response(to: request, in: exchange)
     }
     if exchange?.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
     let answer = try stub.sample.resolve(fixtures: fixtures)
@@ -58,12 +59,20 @@ struct StubTransport<Target: TargetType>: LineTransport {
   }
 
   /// The target's stub, nil when the target goes to the network.
-  private func stub(for exchange: Exchange?) -> (sample: StubResponse, behavior: StubBehavior)? {
+  private func stub(for exchange: Exchange?) -> Stub? {
     guard let any = exchange?.target, let target = Self.target(any) else { return nil }
     let behavior = behavior(target)
     if case .never = behavior { return nil }
-    return (scenario.flatMap { target.scenarios[$0] } ?? target.sample, behavior)
+    return Stub(
+      sample: scenario.flatMap { target.scenarios[$0] } ?? target.sample, behavior: behavior)
   }
+}
+
+/// A stubbed target's answer and how it is given. A struct, not a tuple: an Optional tuple's
+/// metadata is looked up at run time on every call.
+private struct Stub {
+  var sample: StubResponse
+  var behavior: StubBehavior
 }
 
 extension StubTransport {
@@ -80,8 +89,10 @@ extension StubTransport {
 /// with a `Response` directly, so a stub's or the cache's answer is never turned into an
 /// `HTTPURLResponse` and back. Its `send` (what makes it an `HTTPTransport`) is built on that.
 protocol LineTransport: HTTPTransport {
-  /// The response to `request`.
-  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response
+  /// The response to `request` for an attempt (the provider hands it on; `HTTPTransport.send`
+  /// takes only the request, so a transfer's line reads `Exchange.current`).
+  nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
+    async throws -> Response
   /// Where downloads and uploads go (the line never caches or times them).
   var transfers: any HTTPTransport { get }
 }
@@ -89,7 +100,7 @@ protocol LineTransport: HTTPTransport {
 extension LineTransport {
   /// The body and an `HTTPURLResponse` made from `response(to:)`.
   func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let response = try await response(to: request)
+    let response = try await response(to: request, in: Exchange.current)
     let http = try HTTPURLResponse.answer(
       to: request, status: response.statusCode, headers: response.headers)
     return (response.data, http)

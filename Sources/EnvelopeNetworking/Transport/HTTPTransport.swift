@@ -133,8 +133,12 @@ struct TimedTransport: LineTransport {
   /// Transfers have no provider timeout.
   var transfers: any HTTPTransport { base }
 
-  nonisolated(nonsending) func response(to request: URLRequest) async throws -> Response {
-    let (data, http) = try await send(request)
+  /// Your transport's answer, with `ProviderCall.current` set for it (the provider sets it for
+  /// the whole attempt only when hooks or the cache scope run).
+  nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
+    async throws -> Response
+  {
+    let (data, http) = try await Exchange.$current.withValue(exchange) { try await send(request) }
     return Response(
       statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
   }

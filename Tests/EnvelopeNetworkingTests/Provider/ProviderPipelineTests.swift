@@ -49,6 +49,35 @@ struct BrokenTransport: HTTPTransport {
 
 struct MappedFailure: Error, Equatable { var code: String }
 
+/// Answers an envelope and remembers the `ProviderCall.current` it ran under.
+final class CallRecordingTransport: HTTPTransport, @unchecked Sendable {
+  private let lock = NSLock()
+  private var calls: [ProviderCall?] = []
+  var seen: [ProviderCall?] { lock.withLock { calls } }
+
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let call = ProviderCall.current
+    lock.withLock { calls.append(call) }
+    let body = Data(#"{"code":0,"msg":"ok","data":{"id":7,"name":"Inline"}}"#.utf8)
+    guard let url = request.url,
+      let http = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [:])
+    else { throw URLError(.badURL) }
+    return (body, http)
+  }
+}
+
+/// Remembers the `ProviderCall.current` each `willSend` ran under.
+final class CallRecordingPlugin: Plugin, @unchecked Sendable {
+  private let lock = NSLock()
+  private var calls: [ProviderCall?] = []
+  var seen: [ProviderCall?] { lock.withLock { calls } }
+
+  func willSend(_ request: URLRequest, target: any TargetType) async {
+    let call = ProviderCall.current
+    lock.withLock { calls.append(call) }
+  }
+}
+
 @Suite struct ProviderPipelineTests {
   @Test func aTransportErrorThatIsNotAURLErrorReachesThePluginsAsUnderlying() async throws {
     let seen = SeenResults()
@@ -161,6 +190,26 @@ struct MappedFailure: Error, Equatable { var code: String }
       }
       #expect((context.codingPath + [key]).map(\.stringValue) == ["data", "missing"])
     }
+  }
+
+  // The provider hands the attempt to its line directly, and sets `ProviderCall.current` only
+  // around your code: your transport always, the hooks when there are plugins.
+  @Test func yourTransportAndYourHooksSeeTheCall() async throws {
+    let bare = CallRecordingTransport()
+    let alone = Provider<BodyStub>(transport: bare)
+    _ = try await alone.request(BodyStub(), as: DemoUser.self)
+    _ = try await alone.request(BodyStub(), as: DemoUser.self)
+    let ids = bare.seen.map { $0?.id }
+    #expect(bare.seen.count == 2 && ids.allSatisfy { $0 != nil } && ids[0] != ids[1])
+    #expect(bare.seen.map { $0?.attempt } == [1, 1])
+
+    let transport = CallRecordingTransport()
+    let plugin = CallRecordingPlugin()
+    let hooked = Provider<BodyStub>(transport: transport, plugins: [plugin])
+    _ = try await hooked.request(BodyStub(), as: DemoUser.self)
+    #expect(plugin.seen.count == 1 && plugin.seen.first??.id != nil)
+    #expect(transport.seen.map { $0?.id } == plugin.seen.map { $0?.id })
+    #expect(ProviderCall.current == nil)
   }
 
   @Test func stubbingPicksTheBehaviourPerTarget() async throws {
