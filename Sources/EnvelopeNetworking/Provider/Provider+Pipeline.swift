@@ -65,6 +65,15 @@ struct EnvelopePlan<T: Decodable>: CallPlan {
     if let envelope {
       return try decoder.decodePayload(T.self, of: envelope, in: response.data, report: &report)
     }
+    return try decodeUnread(response, with: decoder, report: &report)
+  }
+
+  /// A body no envelope read was made for (a cached value's). Apart from `decode` so that the
+  /// usual call costs no `Decoded<T>` metadata lookup (a generic function looks it up on entry).
+  @inline(never)
+  private func decodeUnread(
+    _ response: Response, with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> T {
     let decoded = try decoder.decodeEnvelopeWithReport(
       T.self, from: response.data, format: format, at: path)
     report = decoded.report
@@ -176,7 +185,11 @@ extension Provider {
     } send: {
       try await self.line.response(to: $0, in: exchange)
     }
-    let response = try result.get()
+    let response: Response
+    switch consume result {  // moved out, not copied
+    case .success(let value): response = value
+    case .failure(let error): throw error
+    }
     var report = DecodingReport()
     let value: Plan.Value
     do {
@@ -199,23 +212,16 @@ extension Provider {
     _ target: Target, read: (Response) throws -> EnvelopeStatus? = { _ in nil },
     send: (URLRequest) async throws -> Response
   ) async throws -> Result<Response, ProviderError> {
-    var received: Response?
     var result: Result<Response, ProviderError>
     do {
       let built = try build(target)
       let request = plugins.isEmpty ? built : try await prepare(built, target)
       for plugin in plugins { await plugin.willSend(request, target: target) }
       var response = try await send(request)
-      received = response
-      try validate(&response, target)
-      if let status = try read(response) {
-        response.envelopeStatus = status
-        received = response
-        if !status.isSuccess { throw (target.envelope ?? decoder.envelope).error(for: status) }
-      }
+      try accept(&response, target, read)
       result = .success(response)
     } catch {
-      result = .failure(try Self.providerError(error, response: received))
+      result = .failure(try Self.providerError(error, response: nil))
     }
     for plugin in plugins { await plugin.didReceive(result, target: target) }
     for plugin in plugins { result = await plugin.process(result, target: target) }
@@ -235,6 +241,22 @@ extension Provider {
     try target.task.apply(to: &request, query: target.query)
     for (name, value) in target.headers { request.setValue(value, forHTTPHeaderField: name) }
     return request
+  }
+
+  /// validate, then read the envelope; a failure is thrown as a `ProviderError` that carries the
+  /// response (apart from `exchange` so that no copy of the response is kept for its errors).
+  private func accept(
+    _ response: inout Response, _ target: Target, _ read: (Response) throws -> EnvelopeStatus?
+  ) throws {
+    do {
+      try validate(&response, target)
+      if let status = try read(response) {
+        response.envelopeStatus = status
+        if !status.isSuccess { throw (target.envelope ?? decoder.envelope).error(for: status) }
+      }
+    } catch {
+      throw try Self.providerError(error, response: response)
+    }
   }
 
   /// prepare: each plugin in order may change the request.

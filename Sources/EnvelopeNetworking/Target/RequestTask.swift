@@ -144,7 +144,7 @@ extension RequestTask {
       request.setValue(
         "multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
     }
-    pairs += items.map { ($0.name, $0.value ?? "") }
+    if !items.isEmpty { pairs += items.map { ($0.name, $0.value ?? "") } }
     guard !pairs.isEmpty, let url = request.url,
       var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
     else { return }
