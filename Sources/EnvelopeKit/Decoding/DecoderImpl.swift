@@ -55,12 +55,17 @@ final class DecoderImpl: Decoder {
   // MARK: - Containers
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    // One copy of the position, moved into the container: each read of the property for a
+    // call is a copy (its references retained and released).
+    let position = self.position
     let object = try objectValue(at: position)
+    // Only a decoder with mappings looks them up: every other decode pays one bool check.
+    let mappings = options.hasKeyMappings ? traits(of: position.type).keyMappings : nil
+    let fallbacks = position.ownFallbacks
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, at: position, object: object, fallbacks: position.ownFallbacks,
-        // Only a decoder with mappings looks them up: every other decode pays one bool check.
-        mappings: options.hasKeyMappings ? traits(of: position.type).keyMappings : nil))
+        decoder: self, at: consume position, object: object, fallbacks: fallbacks,
+        mappings: mappings))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -144,7 +144,7 @@ public struct LenientDecoder: Sendable {
   /// small decode a generic metadata lookup and two copies of the value.)
   private func decoding<T: Decodable, R>(
     _ type: T.Type, from data: Data, at path: JSONPath?,
-    _ result: (T, ReportRecorder) -> R
+    _ result: (consuming T, ReportRecorder) -> R
   ) throws -> R {
     // Made out here: a closure that used `self` would copy the whole decoder.
     let options = DecodingOptions(self)

@@ -123,7 +123,7 @@ extension LenientDecoder {
   private func readingEnvelope<T: Decodable, R>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
     failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
-    decoded: (EnvelopeStatus, T, ReportRecorder) -> R
+    decoded: (EnvelopeStatus, consuming T, ReportRecorder) -> R
   ) throws -> R {
     // The options are made out here: a closure that used `self` would copy the whole decoder.
     let options = options(envelope: format)
@@ -134,7 +134,7 @@ extension LenientDecoder {
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
         type, with: impl, in: document, format: format, status: status, at: path)
-      return decoded(status, value, impl.recorder)
+      return decoded(status, consume value, impl.recorder)
     }
   }
 
