@@ -38,7 +38,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     self.object = object.index
     cursor = KeyCursor(object: object.index ?? 0)
     table = Self.makeTable(
-      decoder.options.decoder.keyDecodingStrategy, object.document, object.index,
+      decoder.options.settings.keyDecodingStrategy, object.document, object.index,
       position.codingPath)
     super.init(
       parent: position.parent, key: position.key, document: object.document,

@@ -168,7 +168,7 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
     // container; the conversion is worked out once per dictionary.
     let convert =
       Key.self == String.self
-      ? nil : decoder.options.decoder.keyDecodingStrategy.conversion(at: frame.path)
+      ? nil : decoder.options.settings.keyDecodingStrategy.conversion(at: frame.path)
     var result: [Key: Value] = [:]
     result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {
@@ -271,7 +271,7 @@ extension DecoderImpl {
       }
       return reinterpret(url, as: T.self)
     case .data:
-      switch options.decoder.dataDecodingStrategy {
+      switch options.settings.dataDecodingStrategy {
       case .deferredToData:
         return try with(position) { try type.init(from: self) }
       case .base64:
@@ -302,7 +302,7 @@ extension DecoderImpl {
 
   private func unboxDate(at position: DecodingPosition) throws -> Date {
     let epoch = Date(timeIntervalSince1970: 0)
-    switch options.decoder.dateDecodingStrategy {
+    switch options.settings.dateDecodingStrategy {
     case .deferredToDate:
       // What `Date.init(from:)` does, here so that fallbacks and reports name `Date`.
       return try fallingBack(Date(timeIntervalSinceReferenceDate: 0), at: position) {

@@ -23,7 +23,7 @@ final class DecoderImpl: Decoder {
   init(options: DecodingOptions, document: JSONDocument) {
     self.options = options
     leniency = options.leniency
-    recorder = ReportRecorder(limit: options.decoder.maxReportEntries)
+    recorder = ReportRecorder(limit: options.settings.maxReportEntries)
     position = DecodingPosition(
       parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
     traitCache = [:]
@@ -279,7 +279,7 @@ final class DecoderImpl: Decoder {
     if let cached = traitCache[id] {
       traits = cached
     } else {
-      let mappings = options.decoder.keyMappings.mappings(for: type)
+      let mappings = options.settings.keyMappings.mappings(for: type)
       traits = mappings == nil ? TypeTraits.shared(type) : TypeTraits(type, keyMappings: mappings)
       // A small decode asks for a handful of types: the shared cache answers them, and this
       // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for

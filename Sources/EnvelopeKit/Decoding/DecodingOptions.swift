@@ -1,42 +1,79 @@
 import Foundation
 
-/// The settings of one decode call, fixed for its duration: the public decoder's strategies, the
-/// leniency its policy stands for, and `userInfo` as models see it. A class, so the scalar reads
-/// that take it pass one reference instead of copying every strategy.
-final class DecodingOptions {
-  let decoder: LenientDecoder
+/// Every setting of a `LenientDecoder`, as one value.
+struct DecoderSettings: Sendable {
+  var policy: DecodingPolicy = .lenient
+  var keyDecodingStrategy: LenientDecoder.KeyDecodingStrategy = .useDefaultKeys
+  var dateDecodingStrategy: LenientDecoder.DateDecodingStrategy = .deferredToDate
+  var dataDecodingStrategy: LenientDecoder.DataDecodingStrategy = .base64
+  var nonConformingFloatDecodingStrategy: LenientDecoder.NonConformingFloatDecodingStrategy =
+    .throw
+  var envelope: EnvelopeFormat = .default
+  var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+  var maxDepth: Int = 512
+  var maxReportEntries: Int = 1_000
+  var missingKeys: MissingKeys = .fallBack
+  var keyMappings = KeyMappings()
+  var requiredKeys = RequiredKeys()
+}
+
+/// The settings of decode calls: the decoder's settings, the envelope format of the call, the
+/// leniency the policy stands for, and `userInfo` as models see it. Made when a decoder's
+/// settings change and shared by every call that names no other format (and by copies of the
+/// decoder), so a call takes one reference; a class, so the scalar reads that take it pass one
+/// reference instead of copying every strategy.
+///
+/// `@unchecked Sendable`: immutable but for `userInfo`, which is made once under `lock`.
+final class DecodingOptions: @unchecked Sendable {
+  let settings: DecoderSettings
+  /// The call's envelope format: the decoder's, or the one the call names.
+  let envelope: EnvelopeFormat
   /// Whether any model has key mappings or transforms (`LenientDecoder.map`, `.transform`).
   let hasKeyMappings: Bool
   /// Whether any key can be required (`missingKeys = .error` or `LenientDecoder.require`).
   let requiresKeys: Bool
   let leniency: Leniency
-  /// Built when a model first asks (`Decoder.userInfo`): most never do, and building it is a
-  /// dictionary per call.
-  lazy var userInfo: [CodingUserInfoKey: Any] = decoder.userInfoForModels
+  private let lock = NSLock()
+  private var madeUserInfo: [CodingUserInfoKey: Any]?
 
-  init(_ decoder: LenientDecoder) {
-    self.decoder = decoder
-    hasKeyMappings = !decoder.keyMappings.isEmpty
-    requiresKeys = decoder.missingKeys == .error || !decoder.requiredKeys.isEmpty
-    leniency = Leniency(decoder.policy)
+  init(_ settings: DecoderSettings, envelope: EnvelopeFormat? = nil) {
+    self.settings = settings
+    self.envelope = envelope ?? settings.envelope
+    hasKeyMappings = !settings.keyMappings.isEmpty
+    requiresKeys = settings.missingKeys == .error || !settings.requiredKeys.isEmpty
+    leniency = Leniency(settings.policy)
   }
 
-  var maxDepth: Int { decoder.maxDepth }
+  /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
+  /// (unless the caller set one). Made when a model first asks: most never do, and making it is
+  /// a dictionary.
+  var userInfo: [CodingUserInfoKey: Any] {
+    lock.withLock {
+      if let madeUserInfo { return madeUserInfo }
+      var info: [CodingUserInfoKey: Any] = [:]
+      for (key, value) in settings.userInfo { info[key] = value }
+      if info[.envelopeFormat] == nil { info[.envelopeFormat] = envelope }
+      madeUserInfo = info
+      return info
+    }
+  }
+
+  var maxDepth: Int { settings.maxDepth }
 
   /// The keys of `model` that may not be missing or null; nil when none. Asked by every keyed
   /// container: inlined, it costs one bool check when nothing is required.
   @inline(__always)
   func requirement(for model: Any.Type) -> KeyRequirement? {
     guard requiresKeys else { return nil }
-    if decoder.missingKeys == .error { return .all }
-    return decoder.requiredKeys.requirement(for: model)
+    if settings.missingKeys == .error { return .all }
+    return settings.requiredKeys.requirement(for: model)
   }
 
   /// The non-conforming float a string stands for under the options, or nil.
   func nonConformingFloat(_ document: JSONDocument, _ index: Int) -> Double? {
     guard
       case .convertFromString(let positive, let negative, let nan) =
-        decoder.nonConformingFloatDecodingStrategy
+        settings.nonConformingFloatDecodingStrategy
     else { return nil }
     let text = document.string(index)
     if text == positive { return .infinity }

@@ -59,41 +59,94 @@ public struct LenientDecoder: Sendable {
     case convertFromString(positiveInfinity: String, negativeInfinity: String, nan: String)
   }
 
+  /// Every setting, in the options a call uses: copies of a decoder share them until one
+  /// changes (a change makes new options), so a decode call holds them with one reference
+  /// instead of retaining every strategy and format of a copied decoder.
+  private(set) var baseOptions = DecodingOptions(DecoderSettings())
+
   /// Lenient (the default) or strict.
-  public var policy: DecodingPolicy = .lenient
+  public var policy: DecodingPolicy {
+    get { settings.policy }
+    set { change { $0.policy = newValue } }
+  }
   /// How keys are matched; default `.useDefaultKeys`.
-  public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
+  public var keyDecodingStrategy: KeyDecodingStrategy {
+    get { settings.keyDecodingStrategy }
+    set { change { $0.keyDecodingStrategy = newValue } }
+  }
   /// How dates are read; default `.deferredToDate`.
-  public var dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
+  public var dateDecodingStrategy: DateDecodingStrategy {
+    get { settings.dateDecodingStrategy }
+    set { change { $0.dateDecodingStrategy = newValue } }
+  }
   /// How `Data` is read; default `.base64`.
-  public var dataDecodingStrategy: DataDecodingStrategy = .base64
+  public var dataDecodingStrategy: DataDecodingStrategy {
+    get { settings.dataDecodingStrategy }
+    set { change { $0.dataDecodingStrategy = newValue } }
+  }
   /// How infinity and NaN are read; default `.throw`.
-  public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
+  public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
+    get { settings.nonConformingFloatDecodingStrategy }
+    set { change { $0.nonConformingFloatDecodingStrategy = newValue } }
+  }
   /// The envelope format used by `decodeEnvelope`, `envelopeStatus` and `RootModel`.
-  public var envelope: EnvelopeFormat = .default
+  public var envelope: EnvelopeFormat {
+    get { settings.envelope }
+    set { change { $0.envelope = newValue } }
+  }
   /// Values handed to models through `Decoder.userInfo`.
-  public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+  public var userInfo: [CodingUserInfoKey: any Sendable] {
+    get { settings.userInfo }
+    set { change { $0.userInfo = newValue } }
+  }
   /// The deepest nesting accepted; default 512, as Foundation. Strings holding JSON that the
   /// lenient policy reads count against the same limit. Input nested deeper than the current
   /// thread's stack can decode throws `DecodingError.dataCorrupted` whatever this says.
-  public var maxDepth: Int = 512
+  public var maxDepth: Int {
+    get { settings.maxDepth }
+    set { change { $0.maxDepth = newValue } }
+  }
   /// The most report entries stored; default 1,000. Past it entries are counted, not stored
   /// (`DecodingReport.omittedCount`), so a huge sloppy payload cannot grow the report unbounded.
-  public var maxReportEntries: Int = 1_000
+  public var maxReportEntries: Int {
+    get { settings.maxReportEntries }
+    set { change { $0.maxReportEntries = newValue } }
+  }
   /// What the lenient policy does with a required key that is absent or null: fall back
   /// (`.fallBack`, the default) or throw as strict does (`.error`). See `MissingKeys`, and
   /// `require(_:keys:)` for one model's keys.
-  public var missingKeys: MissingKeys = .fallBack
+  public var missingKeys: MissingKeys {
+    get { settings.missingKeys }
+    set { change { $0.missingKeys = newValue } }
+  }
   /// Key mappings and value transforms set with `map(_:key:to:)` and `transform(_:key:_:)`.
-  var keyMappings = KeyMappings()
+  var keyMappings: KeyMappings {
+    get { settings.keyMappings }
+    set { change { $0.keyMappings = newValue } }
+  }
   /// Keys made required with `require(_:keys:)`.
-  var requiredKeys = RequiredKeys()
+  var requiredKeys: RequiredKeys {
+    get { settings.requiredKeys }
+    set { change { $0.requiredKeys = newValue } }
+  }
+
+  /// The settings as they are.
+  var settings: DecoderSettings { baseOptions.settings }
+
+  /// Applies a change to the settings: new options, shared by the copies made after it.
+  private mutating func change(_ body: (inout DecoderSettings) -> Void) {
+    var settings = baseOptions.settings
+    body(&settings)
+    baseOptions = DecodingOptions(settings)
+  }
 
   /// Creates a decoder with Foundation-like defaults.
   ///
   /// - Parameter policy: `.lenient` (the default) or `.strict`.
   public init(policy: DecodingPolicy = .lenient) {
-    self.policy = policy
+    var settings = DecoderSettings()
+    settings.policy = policy
+    baseOptions = DecodingOptions(settings)
   }
 
   // MARK: - Decoding
@@ -146,8 +199,8 @@ public struct LenientDecoder: Sendable {
     _ type: T.Type, from data: Data, at path: JSONPath?,
     _ result: (consuming T, ReportRecorder) -> R
   ) throws -> R {
-    // Made out here: a closure that used `self` would copy the whole decoder.
-    let options = DecodingOptions(self)
+    // Taken out here: a closure that used `self` would copy the decoder.
+    let options = baseOptions
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let decoder = DecoderImpl(options: options, document: document)
       return result(try decoder.decodeRoot(type, at: path ?? .root), decoder.recorder)

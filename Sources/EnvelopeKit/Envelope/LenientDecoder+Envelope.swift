@@ -127,7 +127,7 @@ extension LenientDecoder {
   ) throws -> R {
     // The options are made out here: a closure that used `self` would copy the whole decoder.
     let options = options(envelope: format)
-    let format = options.decoder.envelope
+    let format = options.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: format)
       guard status.isSuccess else { return try failed(status, format) }
@@ -221,7 +221,7 @@ extension LenientDecoder {
     let options = options(envelope: envelope.format)
     let impl = DecoderImpl(options: options, document: envelope.document)
     let value = try Self.payload(
-      type, with: impl, in: envelope.document, format: options.decoder.envelope,
+      type, with: impl, in: envelope.document, format: options.envelope,
       status: envelope.status, at: envelope.path)
     report = impl.recorder.report
     return value
@@ -345,18 +345,8 @@ extension LenientDecoder {
   /// A call's options with `format` as the envelope (models read it from `userInfo`); the
   /// decoder as it is, uncopied, when `format` is nil.
   func options(envelope format: EnvelopeFormat?) -> DecodingOptions {
-    guard let format else { return DecodingOptions(self) }
-    var decoder = self
-    decoder.envelope = format
-    return DecodingOptions(decoder)
+    guard let format else { return baseOptions }
+    return DecodingOptions(settings, envelope: format)
   }
 
-  /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
-  /// (unless the caller set one).
-  var userInfoForModels: [CodingUserInfoKey: Any] {
-    var info: [CodingUserInfoKey: Any] = [:]
-    for (key, value) in userInfo { info[key] = value }
-    if info[.envelopeFormat] == nil { info[.envelopeFormat] = envelope }
-    return info
-  }
 }

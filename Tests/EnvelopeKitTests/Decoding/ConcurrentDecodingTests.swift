@@ -56,6 +56,39 @@ import Testing
     }
     #expect(mismatches.value == 0)
   }
+
+  // A decoder's settings are shared by its copies until one changes: each copy keeps what it
+  // had, and calls on many threads read one decoder's `userInfo` (made once, under a lock).
+  @Test func copiesKeepTheirSettingsAndShareOneUserInfo() throws {
+    let body = Data(#"{"status":7,"text":"ok","payload":{"id":"7","tags":[],"note":null}}"#.utf8)
+    var custom = LenientDecoder()
+    custom.envelope = EnvelopeFormat(
+      code: "status", messages: ["text"], data: "payload", success: [7])
+    let lenient = custom
+    custom.policy = .strict
+    custom.userInfo[.decodingPath] = JSONPath("payload")
+    #expect(lenient.policy == .lenient && custom.policy == .strict)
+    #expect(lenient.userInfo.isEmpty && custom.userInfo.count == 1)
+    #expect(lenient.envelope.data == custom.envelope.data && custom.envelope.data == "payload")
+    // The lenient copy reads "7" as an Int; the strict one does not.
+    #expect(try lenient.decodeEnvelope(Plain.self, from: body).id == 7)
+    #expect(throws: DecodingError.self) { try custom.decodeEnvelope(Plain.self, from: body) }
+
+    let strict = custom
+    let failures = ThreadCounter()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for _ in 0..<100 {
+        // RootModel reads the format from userInfo; DecodableWrapper reads its path there.
+        let root = try? lenient.decode(RootModel<Plain>.self, from: body)
+        if root?.code?.intValue != 7 || root?.data?.id != 7 { failures.add() }
+        let wrapped = try? strict.decode(DecodableWrapper<String>.self, from: body)
+        if wrapped != nil { failures.add() }  // strict: an object is not a String
+        let text = try? lenient.decode(DecodableWrapper<JSON>.self, from: body)
+        if text?.value["payload"]?["id"]?.stringValue != "7" { failures.add() }
+      }
+    }
+    #expect(failures.value == 0)
+  }
 }
 
 /// A count shared by threads.
