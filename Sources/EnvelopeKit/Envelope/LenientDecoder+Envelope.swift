@@ -125,15 +125,15 @@ extension LenientDecoder {
     failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
     decoded: (EnvelopeStatus, consuming T, ReportRecorder) -> R
   ) throws -> R {
-    // The options are made out here: a closure that used `self` would copy the whole decoder.
+    // The options are taken out here: a closure that used `self` would copy the decoder. The
+    // format is read from them where it is used, borrowed, not copied into a local.
     let options = options(envelope: format)
-    let format = options.envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let status = try Self.status(of: document, format: format)
-      guard status.isSuccess else { return try failed(status, format) }
+      let status = try Self.status(of: document, format: options.envelope)
+      guard status.isSuccess else { return try failed(status, options.envelope) }
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
-        type, with: impl, in: document, format: format, status: status, at: path)
+        type, with: impl, in: document, format: options.envelope, status: status, at: path)
       return decoded(status, consume value, impl.recorder)
     }
   }
