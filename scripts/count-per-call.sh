@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Retains, releases and mallocs per call of one `--profile-small` loop, counted with perf
+# uprobes over exactly 1,000 calls. Unlike a timing, the count is the same on every run, so it
+# compares two builds on a noisy machine (needs perf and root; Linux only).
+#
+#   scripts/count-per-call.sh user|page|provider|provider-page|status|empty [binary]
+#
+# The binary defaults to .build/release/EnvelopeBenchmarks (build it with -c release first).
+set -euo pipefail
+what=${1:?usage: scripts/count-per-call.sh user|page|provider|provider-page|status|empty [binary]}
+binary=${2:-.build/release/EnvelopeBenchmarks}
+core=$(ldd "$binary" | awk '/libswiftCore/ {print $3}')
+libc=$(ldd "$binary" | awk '$1 == "libc.so.6" {print $3}')
+cleanup() {
+  perf probe -q -d 'probe_libswiftCore:*' 2>/dev/null || true
+  perf probe -q -d 'probe_libc:malloc' 2>/dev/null || true
+}
+trap cleanup EXIT
+perf probe -q -x "$core" swift_retain
+perf probe -q -x "$core" swift_release
+perf probe -q -x "$libc" malloc
+# Setup (the decoder, the provider, the first call's metadata) is in the count: about 0.05 per
+# call for each kind.
+perf stat -x, -e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release \
+  -e probe_libc:malloc "$binary" --profile-small "$what" 0 2>&1 >/dev/null |
+  awk -F, '{split($3, name, ":"); printf "%s %.1f  ", name[2], $1 / 1000} END {print "(per call)"}'
