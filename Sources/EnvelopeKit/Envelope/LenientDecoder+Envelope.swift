@@ -254,8 +254,9 @@ extension LenientDecoder {
 /// An envelope body read once (`LenientDecoder.readEnvelope`): its status, and the scanned
 /// document its payload is decoded from.
 ///
-/// `@unchecked Sendable`: immutable; the document is read-only once scanned.
-package final class ReadEnvelope: @unchecked Sendable {
+/// A struct: a class was an allocation per provider call. `@unchecked Sendable`: immutable; the
+/// document is read-only once scanned.
+package struct ReadEnvelope: @unchecked Sendable {
   /// The code and message.
   package let status: EnvelopeStatus
   let data: Data

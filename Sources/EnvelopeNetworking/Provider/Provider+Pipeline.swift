@@ -130,12 +130,26 @@ enum EmptyBody {
   }
 }
 
-/// What an attempt received besides its value: the response and the decoder's report (an empty
-/// response until an attempt succeeds). Not in a `DecodedResponse<T>`: a generic wrapper is a
-/// metadata lookup in every function that names it, and `request` returns the value alone.
-struct Received {
-  var response = Response(statusCode: 0, headers: [:], data: Data(), request: nil)
-  var report = DecodingReport()
+/// Another plan's value with its response and report (`decodedResponse`). A plan of its own, so
+/// that a call for the value alone (`request`) makes no `DecodedResponse<T>` (a generic wrapper
+/// is a metadata lookup in every function that names it) and keeps no copy of the response.
+struct WithResponse<Inner: CallPlan>: CallPlan {
+  var inner: Inner
+  var cacheUse: CacheUse { inner.cacheUse }
+
+  func read(_ response: Response, _ target: some TargetType, with decoder: LenientDecoder)
+    throws -> ReadEnvelope?
+  {
+    try inner.read(response, target, with: decoder)
+  }
+
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> DecodedResponse<Inner.Value> {
+    let value = try inner.decode(response, envelope, target, with: decoder, report: &report)
+    return DecodedResponse(value: value, response: response, report: report)
+  }
 }
 
 extension Provider {
@@ -143,9 +157,9 @@ extension Provider {
   ///
   /// An attempt's failure is thrown, not returned: a `Result` or an Optional of the generic
   /// `DecodedResponse<T>` costs every call a runtime metadata lookup.
-  nonisolated(nonsending) func run<Plan: CallPlan>(
-    _ target: Target, _ plan: Plan, _ received: inout Received
-  ) async throws -> Plan.Value {
+  nonisolated(nonsending) func run<Plan: CallPlan>(_ target: Target, _ plan: Plan) async throws
+    -> Plan.Value
+  {
     let id = ProviderCall.nextID()
     var attempt = 0
     while true {
@@ -157,11 +171,9 @@ extension Provider {
       do {
         // The line is handed the exchange; the task-local is for your code (see
         // `attemptsCallYourCode`).
-        guard attemptsCallYourCode else {
-          return try await self.attempt(target, plan, exchange, &received)
-        }
+        guard attemptsCallYourCode else { return try await self.attempt(target, plan, exchange) }
         return try await Exchange.$current.withValue(exchange) {
-          try await self.attempt(target, plan, exchange, &received)
+          try await self.attempt(target, plan, exchange)
         }
       } catch let error as ProviderError {
         let delay = await Exchange.$current.withValue(exchange) {
@@ -176,7 +188,7 @@ extension Provider {
   /// One attempt: the shared stages, then the value decoded once from what the plugins handed
   /// on, then didDecode and store. Throws a `ProviderError`, or `CancellationError`.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
-    _ target: Target, _ plan: Plan, _ exchange: Exchange, _ received: inout Received
+    _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
     var envelope: ReadEnvelope?
     let result = try await self.exchange(target) { response in
@@ -201,7 +213,6 @@ extension Provider {
     // returns at once.
     if !report.isEmpty, !plugins.isEmpty { await didDecode(report, response, target) }
     if cacheLayer != nil { await store(response, target, plan.cacheUse) }
-    received = Received(response: response, report: report)
     return value
   }
 

@@ -151,8 +151,7 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Returns: the response.
   /// - Throws: `ProviderError`, or `CancellationError` when the calling task is cancelled.
   public func response(_ target: Target) async throws -> Response {
-    var received = Received()
-    return try await run(target, ResponsePlan(), &received)
+    try await run(target, ResponsePlan())
   }
 
   /// Sends the request, validates the status, and unwraps the envelope (the target's format,
@@ -166,8 +165,7 @@ public final class Provider<Target: TargetType>: Sendable {
   /// - Throws: `ProviderError` (`.business` for a non-success code, `.envelope` for a missing or
   ///   invalid code or missing data) or the format's mapped error.
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self) async throws -> T {
-    var received = Received()
-    return try await run(target, EnvelopePlan<T>(format: target.envelope), &received)
+    try await run(target, EnvelopePlan<T>(format: target.envelope))
   }
 
   /// Sends the request, checks the envelope's code, then decodes `T` at a path inside data
@@ -182,8 +180,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, inData path: JSONPath
   ) async throws -> T {
-    var received = Received()
-    return try await run(target, EnvelopePlan<T>(format: target.envelope, path: path), &received)
+    try await run(target, EnvelopePlan<T>(format: target.envelope, path: path))
   }
 
   /// Sends the request, validates the status, and decodes the value at a key path (no envelope).
@@ -197,8 +194,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self, at path: JSONPath)
     async throws -> T
   {
-    var received = Received()
-    return try await run(target, ValuePlan<T>(path: path), &received)
+    try await run(target, ValuePlan<T>(path: path))
   }
 
   /// Like `request(_:as:)`, with the response and the lenient report (also handed to every
@@ -212,9 +208,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(_ target: Target, as type: T.Type = T.self)
     async throws -> DecodedResponse<T>
   {
-    var received = Received()
-    let value = try await run(target, EnvelopePlan<T>(format: target.envelope), &received)
-    return DecodedResponse(value: value, response: received.response, report: received.report)
+    try await run(target, WithResponse(inner: EnvelopePlan<T>(format: target.envelope)))
   }
 
   /// Yields the cached value first, when the cache has one that decodes (`.cache(storedAt:)`),
@@ -243,9 +237,8 @@ public final class Provider<Target: TargetType>: Sendable {
       let task = Task {
         do {
           if let cached = await self.cachedValue(target, T.self) { continuation.yield(cached) }
-          var received = Received()
           let network = try await self.run(
-            target, EnvelopePlan<T>(format: target.envelope, cacheUse: .refresh), &received)
+            target, EnvelopePlan<T>(format: target.envelope, cacheUse: .refresh))
           continuation.yield(Sourced(value: network, source: .network))
           continuation.finish()
         } catch {
@@ -304,8 +297,6 @@ public final class Provider<Target: TargetType>: Sendable {
   public func decodedResponse<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, at path: JSONPath
   ) async throws -> DecodedResponse<T> {
-    var received = Received()
-    let value = try await run(target, ValuePlan<T>(path: path), &received)
-    return DecodedResponse(value: value, response: received.response, report: received.report)
+    try await run(target, WithResponse(inner: ValuePlan<T>(path: path)))
   }
 }

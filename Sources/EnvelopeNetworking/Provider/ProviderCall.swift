@@ -42,7 +42,8 @@ public struct ProviderCall: Sendable, Hashable {
 /// task-local `current` around your code: plugin hooks and the cache scope (for the whole attempt,
 /// when the provider has either) and your transport (`TimedTransport`). A transfer sets it for
 /// the whole transfer, because `HTTPTransport.download` and `upload` take only the request.
-final class Exchange: Sendable {
+/// A struct: it is handed on, not shared, and a class was an allocation per attempt.
+struct Exchange: Sendable {
   let call: ProviderCall
   let target: any TargetType
   let cacheUse: CacheUse
