@@ -21,10 +21,8 @@ struct DecoderSettings: Sendable {
 /// leniency the policy stands for, and `userInfo` as models see it. Made when a decoder's
 /// settings change and shared by every call that names no other format (and by copies of the
 /// decoder), so a call takes one reference; a class, so the scalar reads that take it pass one
-/// reference instead of copying every strategy.
-///
-/// `@unchecked Sendable`: immutable but for `userInfo`, which is made once under `lock`.
-final class DecodingOptions: @unchecked Sendable {
+/// reference instead of copying every strategy. Immutable, so sharing it across threads is safe.
+final class DecodingOptions: Sendable {
   let settings: DecoderSettings
   /// The call's envelope format: the decoder's, or the one the call names.
   let envelope: EnvelopeFormat
@@ -33,8 +31,10 @@ final class DecodingOptions: @unchecked Sendable {
   /// Whether any key can be required (`missingKeys = .error` or `LenientDecoder.require`).
   let requiresKeys: Bool
   let leniency: Leniency
-  private let lock = NSLock()
-  private var madeUserInfo: [CodingUserInfoKey: Any]?
+  /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
+  /// (unless the caller set one). Made with the options, not per call: a call that names no
+  /// format shares it.
+  let userInfo: [CodingUserInfoKey: any Sendable]
 
   init(_ settings: DecoderSettings, envelope: EnvelopeFormat? = nil) {
     self.settings = settings
@@ -42,20 +42,9 @@ final class DecodingOptions: @unchecked Sendable {
     hasKeyMappings = !settings.keyMappings.isEmpty
     requiresKeys = settings.missingKeys == .error || !settings.requiredKeys.isEmpty
     leniency = Leniency(settings.policy)
-  }
-
-  /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
-  /// (unless the caller set one). Made when a model first asks: most never do, and making it is
-  /// a dictionary.
-  var userInfo: [CodingUserInfoKey: Any] {
-    lock.withLock {
-      if let madeUserInfo { return madeUserInfo }
-      var info: [CodingUserInfoKey: Any] = [:]
-      for (key, value) in settings.userInfo { info[key] = value }
-      if info[.envelopeFormat] == nil { info[.envelopeFormat] = envelope }
-      madeUserInfo = info
-      return info
-    }
+    var info = settings.userInfo
+    if info[.envelopeFormat] == nil { info[.envelopeFormat] = self.envelope }
+    userInfo = info
   }
 
   var maxDepth: Int { settings.maxDepth }

@@ -58,7 +58,7 @@ import Testing
   }
 
   // A decoder's settings are shared by its copies until one changes: each copy keeps what it
-  // had, and calls on many threads read one decoder's `userInfo` (made once, under a lock).
+  // had, and calls on many threads read one decoder's `userInfo` (made with its settings).
   @Test func copiesKeepTheirSettingsAndShareOneUserInfo() throws {
     let body = Data(#"{"status":7,"text":"ok","payload":{"id":"7","tags":[],"note":null}}"#.utf8)
     var custom = LenientDecoder()
