@@ -49,8 +49,10 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
     let format = decoder.userInfo[.envelopeFormat] as? EnvelopeFormat ?? .default
     self.format = format
     let codeValue = try decodeValue(JSON.self, at: format.code, in: decoder)
-    let messages = try format.messages.map { try decodeValue(JSON.self, at: $0, in: decoder) }
-    let message = EnvelopeStatusReader.message(messages) { $0 }
+    // The status reader's one rule: the first message found, and no message path read after it.
+    let message = try EnvelopeStatusReader.message(format.messages) {
+      try decodeValue(JSON.self, at: $0, in: decoder)
+    }
     do {
       status = .success(
         try EnvelopeStatusReader.status(code: codeValue, message: message, format: format))

@@ -155,8 +155,8 @@ struct WithResponse<Inner: CallPlan>: CallPlan {
 extension Provider {
   /// One call: attempts until one succeeds or no plugin asks for another.
   ///
-  /// An attempt's failure is thrown, not returned: a `Result` or an Optional of the generic
-  /// `DecodedResponse<T>` costs every call a runtime metadata lookup.
+  /// An attempt's failure is thrown, not returned: a `Result` or an Optional of the plan's
+  /// generic value costs every call a runtime metadata lookup.
   nonisolated(nonsending) func run<Plan: CallPlan>(_ target: Target, _ plan: Plan) async throws
     -> Plan.Value
   {

@@ -138,13 +138,18 @@ struct TimedTransport: LineTransport {
   nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
     async throws -> Response
   {
-    let (data, http) = try await Exchange.$current.withValue(exchange) { try await send(request) }
+    let seconds = exchange?.target.timeout ?? request.timeoutInterval
+    let (data, http) = try await Exchange.$current.withValue(exchange) {
+      try await send(request, within: seconds)
+    }
     return Response(
       statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
   }
 
-  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let seconds = Exchange.current?.target.timeout ?? request.timeoutInterval
+  /// Your transport's answer, or `URLError(.timedOut)` after `seconds` (none when infinite).
+  private func send(_ request: URLRequest, within seconds: TimeInterval) async throws
+    -> (Data, HTTPURLResponse)
+  {
     guard seconds.isFinite else { return try await base.send(request) }
     return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
       group.addTask { try await base.send(request) }
