@@ -191,8 +191,9 @@ func profileSmall(_ what: String, seconds: Double) async throws {
       case "provider-page": _ = try await provider.request(.page, as: BenchPage.self)
       case "split":  // what a provider call decodes: the status read first, then the payload
         let body = BenchTarget.userBody
+        var status: EnvelopeStatus?
         let envelope = try decoder.readEnvelope(
-          expecting: BenchUser.self, from: body, format: nil, at: .root)
+          expecting: BenchUser.self, from: body, format: nil, at: .root, status: &status)
         var report = DecodingReport()
         _ = try decoder.decodePayload(BenchUser.self, of: envelope, in: body, report: &report)
       case "empty": _ = try decoder.decode([String: Int].self, from: Data("{}".utf8))

@@ -117,11 +117,13 @@ extension LenientDecoder {
       })
   }
 
-  /// The one reading of an envelope: the status first, and on a business failure `failed`
+  /// The one reading of an envelope: the status first (handed to `read` as soon as it is read,
+  /// so that a later failure can still say it), and on a business failure `failed`
   /// gives the result without touching data; on success the payload is decoded and `decoded`
   /// makes the result from it and its report.
   private func readingEnvelope<T: Decodable, R>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
+    read: (EnvelopeStatus) -> Void = { _ in },
     failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
     decoded: (EnvelopeStatus, consuming T, ReportRecorder) -> R
   ) throws -> R {
@@ -130,6 +132,7 @@ extension LenientDecoder {
     let options = options(envelope: format)
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: options.envelope)
+      read(status)
       guard status.isSuccess else { return try failed(status, options.envelope) }
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
@@ -172,32 +175,63 @@ extension LenientDecoder {
     }
   }
 
-  /// Reads an envelope's status once, as a pipeline does before it decodes (the provider's
-  /// status stage), and keeps the scanned body for `decodePayload(_:of:in:)`: the code, the
-  /// message, and on success whether a `T` is there to decode, by the rule `decodeEnvelope`
-  /// applies. A business failure is a status, not an error.
+  /// `decodeEnvelopeWithReport(_:from:format:at:)` for a pipeline that keeps the status (the
+  /// provider, when nothing stands between its envelope read and its decode): one pass, and
+  /// `status` is set as soon as the code is read, so a business failure, missing data or a
+  /// decode error can still say what the envelope said.
+  ///
+  /// - Parameters:
+  ///   - type: the value type.
+  ///   - data: the response body.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data.
+  ///   - status: set to the code and message once they are read.
+  ///   - report: set to the decode's report.
+  /// - Returns: the value. Not a `Decoded<T>`: its generic metadata is a lookup per call.
+  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)`.
+  package func decodeEnvelope<T: Decodable>(
+    _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
+    status: inout EnvelopeStatus?, report: inout DecodingReport
+  ) throws -> T {
+    try readingEnvelope(
+      type, from: data, format: format, at: path, read: { status = $0 },
+      failed: { status, format in throw format.error(for: status) },
+      decoded: { _, value, recorder in
+        report = recorder.report
+        return value
+      })
+  }
+
+  /// Reads an envelope's status once, as a pipeline does when its plugins see the response
+  /// before it is decoded, and keeps the scanned body for `decodePayload(_:of:in:report:)`.
+  /// The rules are `decodeEnvelope`'s: `status` is set as soon as the code is read; a
+  /// non-success code throws the format's error; a success without the payload `T` needs
+  /// throws `missingData`.
   ///
   /// - Parameters:
   ///   - type: the payload type.
   ///   - data: the response body.
   ///   - format: the envelope format; nil for the decoder's `envelope`.
   ///   - path: where the value is inside data.
-  /// - Returns: the envelope read.
-  /// - Throws: `EnvelopeError.missingCode`, `.invalidCode`, `.missingData` on a success without
-  ///   the payload `T` needs, or `DecodingError.dataCorrupted` for malformed JSON.
+  ///   - status: set to the code and message once they are read.
+  /// - Returns: the envelope read, always a success.
+  /// - Throws: the format's error for a non-success code (`EnvelopeError.business` by default),
+  ///   `EnvelopeError.missingCode`, `.invalidCode`, `.missingData`, or
+  ///   `DecodingError.dataCorrupted` for malformed JSON.
   package func readEnvelope<T>(
-    expecting type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath
+    expecting type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
+    status: inout EnvelopeStatus?
   ) throws -> ReadEnvelope {
     let applied = format ?? envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let status = try Self.status(of: document, format: applied)
-      if status.isSuccess, Self.dataIsEmpty(document, applied),
-        Self.payloadIsMissing(T.self, at: path)
-      {
-        throw EnvelopeError.missingData(code: status.code)
+      let read = try Self.status(of: document, format: applied)
+      status = read
+      guard read.isSuccess else { throw applied.error(for: read) }
+      if Self.dataIsEmpty(document, applied), Self.payloadIsMissing(T.self, at: path) {
+        throw EnvelopeError.missingData(code: read.code)
       }
       return ReadEnvelope(
-        status: status, data: data, document: document, format: format, path: path)
+        status: read, data: data, document: document, format: format, path: path)
     }
   }
 
@@ -215,8 +249,11 @@ extension LenientDecoder {
   package func decodePayload<T: Decodable>(
     _ type: T.Type, of envelope: ReadEnvelope, in data: Data, report: inout DecodingReport
   ) throws -> T {
-    guard envelope.status.isSuccess, envelope.reads(data) else {
-      return try decodeReplaced(type, of: envelope, in: data, report: &report)
+    guard envelope.reads(data) else {
+      var status: EnvelopeStatus?
+      return try decodeEnvelope(
+        type, from: data, format: envelope.format, at: envelope.path, status: &status,
+        report: &report)
     }
     let options = options(envelope: envelope.format)
     let impl = DecoderImpl(options: options, document: envelope.document)
@@ -225,18 +262,6 @@ extension LenientDecoder {
       status: envelope.status, at: envelope.path)
     report = impl.recorder.report
     return value
-  }
-
-  /// `decodePayload` for a body a plugin replaced. Apart from it so that the usual call costs
-  /// no `Decoded<T>` metadata lookup (a generic function looks it up on entry).
-  @inline(never)
-  private func decodeReplaced<T: Decodable>(
-    _ type: T.Type, of envelope: ReadEnvelope, in data: Data, report: inout DecodingReport
-  ) throws -> T {
-    let decoded = try decodeEnvelopeWithReport(
-      type, from: data, format: envelope.format, at: envelope.path)
-    report = decoded.report
-    return decoded.value
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {

@@ -259,13 +259,12 @@ public final class Provider<Target: TargetType>: Sendable {
       cacheUse: .cacheOnly, plugins: plugins)
     return try? await Exchange.$current.withValue(exchange) {
       let response = try await line.response(to: prepare(build(target), target), in: exchange)
-      let plan = EnvelopePlan<T>(format: target.envelope)
-      let envelope = try plan.read(response, target, with: decoder)
-      guard envelope?.status.isSuccess ?? true, let answer = response.cacheAnswer else {
-        return nil
-      }
+      guard let answer = response.cacheAnswer else { return nil }
+      // A stored business failure or a body that no longer decodes throws: no cached value.
+      var status: EnvelopeStatus?
       var report = DecodingReport()
-      let value = try plan.decode(response, envelope, target, with: decoder, report: &report)
+      let value = try EnvelopePlan<T>(format: target.envelope).decodeOnce(
+        response, target, with: decoder, status: &status, report: &report)
       return Sourced(value: value, source: .cache(storedAt: answer.storedAt))
     }
   }

@@ -325,6 +325,72 @@ enum PromiseOracle {
     }
   }
 
+  /// The provider's two readings of an envelope (`decodeEnvelope(_:from:format:at:status:report:)`
+  /// in one pass, and `readEnvelope` then `decodePayload`) against the public
+  /// `decodeEnvelopeWithReport` in both policies: the same value and report, or the same error;
+  /// and the status they hand back is `envelopeStatus(from:)`'s whenever the code was read
+  /// (a business failure, missing data and a decode error say it; nil when the code was not
+  /// read).
+  static func checkReadings<T: Codable>(
+    _ type: T.Type, _ json: String, _ lenient: LenientDecoder, at path: JSONPath = .root,
+    into outcome: inout Outcome
+  ) {
+    let data = Data(json.utf8)
+    var strict = lenient
+    strict.policy = .strict
+    for decoder in [lenient, strict] {
+      func fail(_ rule: String) {
+        outcome.violations.append(
+          "readings of \(T.self) at \(path), \(decoder.policy): \(rule): \(json)")
+      }
+      func same(_ one: Result<Decoded<T>, any Error>, _ other: Result<Decoded<T>, any Error>)
+        -> Bool
+      {
+        switch (one, other) {
+        case (.success(let a), .success(let b)):
+          return canonical(a.value) == canonical(b.value) && a.report.entries == b.report.entries
+        case (.failure(let a), .failure(let b)): return "\(a)" == "\(b)"
+        default: return false
+        }
+      }
+      let reference = Result { try decoder.decodeEnvelopeWithReport(T.self, from: data, at: path) }
+      let readStatus = try? decoder.envelopeStatus(from: data)
+      var onceStatus: EnvelopeStatus?
+      let once = Result { () throws -> Decoded<T> in
+        var report = DecodingReport()
+        let value = try decoder.decodeEnvelope(
+          T.self, from: data, format: nil, at: path, status: &onceStatus, report: &report)
+        return Decoded(value: value, report: report)
+      }
+      var splitStatus: EnvelopeStatus?
+      let split = Result { () throws -> Decoded<T> in
+        let envelope = try decoder.readEnvelope(
+          expecting: T.self, from: data, format: nil, at: path, status: &splitStatus)
+        var report = DecodingReport()
+        let value = try decoder.decodePayload(T.self, of: envelope, in: data, report: &report)
+        return Decoded(value: value, report: report)
+      }
+      if !same(once, reference) { fail("one pass \(once) but decodeEnvelope \(reference)") }
+      if !same(split, reference) {
+        fail("read then decode \(split) but decodeEnvelope \(reference)")
+      }
+      if onceStatus != readStatus { fail("one pass read \(String(describing: onceStatus))") }
+      if splitStatus != readStatus {
+        fail("read then decode read \(String(describing: splitStatus))")
+      }
+    }
+  }
+
+  /// A value as sorted JSON, to compare values that hold a NaN (not equal to itself) or a
+  /// dictionary (described in no fixed order).
+  static func canonical(_ value: some Encodable) -> Data? {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return try? encoder.encode(value)
+  }
+
   /// How deep `json` nests, reading strings that hold a JSON array or object as that
   /// container (as lenient reads them where a container is expected): counted on the text, so
   /// that any number literal passes. Nil if a string literal does not decode.
@@ -491,6 +557,12 @@ enum PromiseOracle {
       check(
         "decodeEnvelope list", list, lenient,
         decode: { try $0.decodeEnvelopeWithReport([PItem].self, from: $1) }, into: &outcome)
+      // The provider's readings of the same bodies: one pass, and read-then-decode.
+      checkReadings(PItem.self, json, lenient, into: &outcome)
+      checkReadings([PItem].self, list, lenient, into: &outcome)
+      let inData = #"{"code":"# + code + #","data":"# + generator.pick(["null", "{}", list]) + "}"
+      checkReadings([PItem]?.self, inData, lenient, at: "data", into: &outcome)
+      checkReadings([PItem].self, inData, lenient, at: "data", into: &outcome)
     case 12:
       // Key paths and DecodableWrapper.
       let json = #"{"data":{"list":"# + generator.value(.array(PItem.shape)) + "}}"

@@ -1,0 +1,170 @@
+import EnvelopeKit
+import Foundation
+import Testing
+
+@testable import EnvelopeNetworking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+// A provider without plugins reads and decodes a body in one pass (`directAttempt`); with
+// plugins it reads the envelope, lets the plugins see the response, then decodes. The two must
+// not differ in anything a caller sees: value, report, error, the response an error carries and
+// the envelope status on it. Held to each other over generated responses.
+
+/// A stubbed endpoint answering whatever the generator made.
+private struct GeneratedStub: TargetType {
+  var body: String
+  var status: Int
+  var method: HTTPMethod
+  var envelope: EnvelopeFormat?
+  var baseURL: URL { URL(string: "https://unreachable.invalid") ?? URL(fileURLWithPath: "/") }
+  var path: String { "/generated" }
+  var sample: StubResponse { .body(Data(body.utf8), status: status) }
+}
+
+private struct GeneratedUser: Decodable, Equatable {
+  var id: Int
+  var name: String?
+}
+
+/// A plugin that changes nothing: its provider takes the pipeline with plugin stages.
+private struct Passive: Plugin {}
+
+private struct Refused: Error, Equatable {
+  var code: String
+}
+
+/// Seeded choices (a 64-bit LCG's high bits): the same cases on every run.
+private struct Choices {
+  var state: UInt64
+
+  mutating func next(_ bound: Int) -> Int {
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return Int((state >> 33) % UInt64(bound))
+  }
+
+  mutating func pick<T>(_ values: [T]) -> T { values[next(values.count)] }
+}
+
+/// What a caller sees of one call, as text.
+private func seen(_ call: () async throws -> some Any) async -> String {
+  do {
+    let value = try await call()
+    if let decoded = value as? DecodedResponse<GeneratedUser> {
+      return "value \(decoded.value) report \(decoded.report.entries) "
+        + "status \(String(describing: decoded.response.envelopeStatus)) "
+        + "http \(decoded.response.statusCode)"
+    }
+    if let response = value as? Response {
+      return "response \(response.statusCode) \(response.data.count) bytes "
+        + "status \(String(describing: response.envelopeStatus))"
+    }
+    return "value \(value)"
+  } catch let error as ProviderError {
+    return "\(error) carries status \(String(describing: error.response?.envelopeStatus)) "
+      + "http \(String(describing: error.response?.statusCode))"
+  } catch {
+    return "\(type(of: error)) \(error)"
+  }
+}
+
+@Suite struct DirectAttemptTests {
+  private static let codes = ["0", #""0""#, "1", "1001", "null", #""ok""#, "[]", "0.5"]
+  private static let payloads = [
+    #"{"id":7,"name":"Ada"}"#, #"{"id":"18","name":"Ada"}"#, #"{"id":"abc"}"#, #"{"name":"x"}"#,
+    "null", "[]", #""text""#, #"{"list":[{"id":1}],"id":2}"#,
+  ]
+
+  /// A body: mostly envelopes whose code, message and data vary; sometimes empty or not JSON.
+  private static func body(_ random: inout Choices) -> String {
+    switch random.next(20) {
+    case 0: return ""
+    case 1: return "<html>busy</html>"
+    case 2: return #"{"code":0,"data":{"id":1"#
+    default: break
+    }
+    var fields: [String] = []
+    if random.next(8) > 0 {
+      fields.append(#""code":"# + random.pick(codes))
+    }
+    if random.next(2) == 0 { fields.append(#""msg":"expired""#) }
+    if random.next(6) > 0 {
+      fields.append(#""data":"# + random.pick(payloads))
+    }
+    if random.next(2) == 0 { fields.reverse() }
+    return "{" + fields.joined(separator: ",") + "}"
+  }
+
+  @Test(arguments: [DecodingPolicy.lenient, .strict])
+  func withAndWithoutPluginsEveryCallEndsAlike(policy: DecodingPolicy) async throws {
+    var random = Choices(state: policy == .lenient ? 0x51 : 0x52)
+    let decoder = LenientDecoder(policy: policy)
+    let direct = Provider<GeneratedStub>(decoder: decoder, stub: .immediate)
+    let staged = Provider<GeneratedStub>(decoder: decoder, plugins: [Passive()], stub: .immediate)
+    let formats: [EnvelopeFormat?] = [
+      nil, EnvelopeFormat.default.mappingErrors { Refused(code: "\($0.code ?? 0)") },
+      EnvelopeFormat(code: "code", messages: ["msg"], data: "data", success: [0, "ok"]),
+    ]
+    var compared = 0
+    var kinds = Set<String>()
+    for _ in 0..<300 {
+      let target = GeneratedStub(
+        body: Self.body(&random), status: random.pick([200, 200, 200, 204, 404, 500]),
+        method: random.next(6) == 0 ? .head : .get, envelope: random.pick(formats))
+      func both(_ name: String, _ call: (Provider<GeneratedStub>) async throws -> some Any) async {
+        let one = await seen { try await call(direct) }
+        let other = await seen { try await call(staged) }
+        #expect(one == other, "\(name) of \(target)")
+        kinds.insert(String(one.prefix(while: { $0 != " " && $0 != "(" })))
+        compared += 1
+      }
+      await both("request") { try await $0.request(target, as: GeneratedUser.self) }
+      await both("request optional") { try await $0.request(target, as: GeneratedUser?.self) }
+      await both("request empty") { try await $0.request(target, as: Empty.self) }
+      await both("inData") {
+        try await $0.request(target, as: [GeneratedUser].self, inData: "list")
+      }
+      await both("decodedResponse") { try await $0.decodedResponse(target, as: GeneratedUser.self) }
+      await both("at") { try await $0.request(target, as: GeneratedUser.self, at: "data") }
+      await both("response") { try await $0.response(target) }
+    }
+    #expect(compared == 2_100)
+    // The generator reached every way a call ends.
+    for kind in [
+      "value", "response", "business", "envelope", "decoding", "status", "emptyBody", "Refused",
+    ] {
+      #expect(kinds.contains(kind), "no call ended as \(kind): \(kinds.sorted())")
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func aFailureAfterTheCodeWasReadKeepsTheStatus(withPlugins: Bool) async throws {
+    let plugins: [any Plugin] = withPlugins ? [Passive()] : []
+    let provider = Provider<GeneratedStub>(
+      decoder: LenientDecoder(policy: .strict), plugins: plugins, stub: .immediate)
+    func failure(_ body: String, as type: (some Decodable).Type) async -> ProviderError? {
+      let target = GeneratedStub(body: body, status: 200, method: .get, envelope: nil)
+      do {
+        _ = try await provider.request(target, as: type)
+        return nil
+      } catch {
+        return error as? ProviderError
+      }
+    }
+    let missing = await failure(#"{"code":0,"msg":"ok"}"#, as: GeneratedUser.self)
+    #expect(
+      missing?.response?.envelopeStatus == EnvelopeStatus(code: 0, message: "ok", isSuccess: true))
+    let broken = await failure(#"{"code":0,"data":{"id":"abc"}}"#, as: GeneratedUser.self)
+    guard case .decoding = broken else {
+      Issue.record("expected a decoding error, got \(String(describing: broken))")
+      return
+    }
+    #expect(broken?.response?.envelopeStatus?.code == 0)
+    let business = await failure(#"{"code":7,"msg":"no"}"#, as: GeneratedUser.self)
+    #expect(business?.response?.envelopeStatus?.isSuccess == false)
+    let noCode = await failure(#"{"data":{"id":1}}"#, as: GeneratedUser.self)
+    #expect(noCode != nil && noCode?.response?.envelopeStatus == nil)
+  }
+}
