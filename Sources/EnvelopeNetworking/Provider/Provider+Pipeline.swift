@@ -214,10 +214,16 @@ extension Provider {
         plugins: plugins)
       do {
         // The line is handed the exchange; the task-local is for your code (see
-        // `attemptsCallYourCode`).
-        guard attemptsCallYourCode else { return try await self.attempt(target, plan, exchange) }
+        // `attemptsCallYourCode`). Without plugins, nothing stands between the envelope read
+        // and the decode: one pass (`directAttempt`).
+        guard attemptsCallYourCode else {
+          return try await self.directAttempt(target, plan, exchange)
+        }
         return try await Exchange.$current.withValue(exchange) {
-          try await self.attempt(target, plan, exchange)
+          guard !plugins.isEmpty else {
+            return try await self.directAttempt(target, plan, exchange)
+          }
+          return try await self.attempt(target, plan, exchange)
         }
       } catch let error as ProviderError {
         let delay = await Exchange.$current.withValue(exchange) {
@@ -229,12 +235,12 @@ extension Provider {
     }
   }
 
-  /// One attempt: the shared stages, then the value decoded once from what the plugins handed
-  /// on, then didDecode and store. Throws a `ProviderError`, or `CancellationError`.
+  /// One attempt of a provider with plugins: the shared stages, then the value decoded once
+  /// from what the plugins handed on, then didDecode and store. Throws a `ProviderError`, or
+  /// `CancellationError`.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
-    guard !plugins.isEmpty else { return try await directAttempt(target, plan, exchange) }
     var envelope: ReadEnvelope?
     let result = try await self.exchange(target) { response, status in
       envelope = try plan.read(response, target, with: decoder, status: &status)
