@@ -322,9 +322,9 @@ extension Provider {
   /// build: the URL (the provider's `baseURL` override, the path, the task's and the target's
   /// query), method, timeout, body and headers.
   func build(_ target: Target) throws -> URLRequest {
-    let base = baseURL ?? target.baseURL
-    let url = target.path.isEmpty ? base : urls.url(base, target.path)
-    var request = URLRequest(url: url, timeoutInterval: try Timeout.requestInterval(target.timeout))
+    var request = urls.request(
+      baseURL ?? target.baseURL, target.path,
+      timeout: try Timeout.requestInterval(target.timeout))
     // GET is a new request's method already; setting it compares method names, case-insensitively.
     if target.method != .get { request.httpMethod = target.method.rawValue }
     try target.task.apply(to: &request, query: target.query)
@@ -437,39 +437,47 @@ extension Provider {
   }
 }
 
-/// `base.appendingPathComponent(path)`, remembered for the last few hundred pairs.
+/// The requests `build` starts from, remembered for the last few hundred endpoints:
+/// `URLRequest(url:timeoutInterval:)` for `base.appendingPathComponent(path)` (`base` itself for
+/// an empty path).
 ///
-/// `@unchecked Sendable`: `joined` is only touched with `lock` held.
+/// Joining parses a URL and making a request bridges it (on Linux), together more than a third
+/// of a stubbed call's own cost. A remembered request is copied on write: a plain GET takes it as
+/// it is, any other change copies it first.
+///
+/// `@unchecked Sendable`: `joined` and `last` are only touched with `lock` held.
 final class JoinedURLs: @unchecked Sendable {
   private struct Key: Hashable {
     var base: URL
     var path: String
+    var timeout: TimeInterval
   }
 
-  /// Pairs kept before the memory starts over (a provider's paths with ids in them vary).
+  /// Endpoints kept before the memory starts over (a provider's paths with ids in them vary).
   static let limit = 256
   private let lock = NSLock()
-  private var joined: [Key: URL] = [:]
-  /// The pair asked for last, compared before hashing: a screen asks for the same endpoint
+  private var joined: [Key: URLRequest] = [:]
+  /// The endpoint asked for last, compared before hashing: a screen asks for the same endpoint
   /// again and again, and hashing a URL cost more than comparing it.
-  private var last: (key: Key, url: URL)?
+  private var last: (key: Key, request: URLRequest)?
 
-  /// The URL for `path` under `base`.
-  func url(_ base: URL, _ path: String) -> URL {
-    let key = Key(base: base, path: path)
-    let known = lock.withLock { () -> URL? in
-      if let last, last.key == key { return last.url }
-      guard let url = joined[key] else { return nil }
-      last = (key, url)
-      return url
+  /// The request for `path` under `base`, with `timeout`.
+  func request(_ base: URL, _ path: String, timeout: TimeInterval) -> URLRequest {
+    let key = Key(base: base, path: path, timeout: timeout)
+    let known = lock.withLock { () -> URLRequest? in
+      if let last, last.key == key { return last.request }
+      guard let request = joined[key] else { return nil }
+      last = (key, request)
+      return request
     }
     if let known { return known }
-    let url = base.appendingPathComponent(path)
+    let url = path.isEmpty ? base : base.appendingPathComponent(path)
+    let request = URLRequest(url: url, timeoutInterval: timeout)
     lock.withLock {
       if joined.count >= Self.limit { joined.removeAll(keepingCapacity: true) }
-      joined[key] = url
-      last = (key, url)
+      joined[key] = request
+      last = (key, request)
     }
-    return url
+    return request
   }
 }

@@ -50,8 +50,7 @@ public final class Provider<Target: TargetType>: Sendable {
   public let sensitiveHeaders: Set<String>
   /// The line every request goes through, composed here: stubs → cache → timeout → `transport`.
   let line: any LineTransport
-  /// The URLs `build` made, by base and path: joining them parses a URL, a third of a stubbed
-  /// call's own cost.
+  /// The requests `build` starts from, by base, path and timeout (see `JoinedURLs`).
   let urls = JoinedURLs()
   /// The cache's transport in the line, for the store stage and removal; nil without a cache.
   let cacheLayer: CacheTransport?
