@@ -269,7 +269,7 @@ extension Provider {
   /// An attempt of a provider without plugins: build, send, validate, then the envelope read
   /// and the decode in one pass (no hook stands between them), then store. The same stages,
   /// values and errors as `attempt` with plugins that change nothing (a test holds the two to
-  /// each other); one scan of the body instead of two, and two async frames fewer.
+  /// each other); one scan of the body instead of two, and three async frames fewer.
   private nonisolated(nonsending) func directAttempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {

@@ -21,8 +21,9 @@ public struct Response: Sendable, CustomStringConvertible {
   /// (fresh, not modified, the network failed); nil for a network response.
   public var cacheAnswer: CacheAnswer?
   /// The envelope's code and message as the provider read them (once per response, under the
-  /// target's or the provider's format), so plugins never parse the body for them; nil when the
-  /// call reads no envelope or the body is not one.
+  /// target's or the provider's format), so plugins never parse the body for them; kept on the
+  /// response a later failure carries (missing data, a decoding error); nil when the call reads
+  /// no envelope or the body is not one.
   public var envelopeStatus: EnvelopeStatus?
 
   /// Creates a response.
