@@ -189,7 +189,8 @@ func profileSmall(_ what: String, seconds: Double) async throws {
       case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)
       case "provider": _ = try await provider.request(.user, as: BenchUser.self)
       case "provider-page": _ = try await provider.request(.page, as: BenchPage.self)
-      case "split":  // what a provider call decodes: the status read first, then the payload
+      case "split":
+        // What a provider with plugins decodes: the status read first, then the payload.
         let body = BenchTarget.userBody
         var status: EnvelopeStatus?
         let envelope = try decoder.readEnvelope(

@@ -18,7 +18,7 @@ import Foundation
 // decodes in one pass (`directAttempt`), by the same rules.
 
 /// What a call reads from a response: the envelope status it checks before any plugin sees a
-/// success, and the value it decodes after the plugins.
+/// success, and the value it decodes after the plugins (or, without plugins, both in one pass).
 ///
 /// A protocol with a small struct per kind of call, not a struct of closures: each closure's
 /// context was an allocation per call, and each closure looked the value type's metadata up
@@ -267,9 +267,10 @@ extension Provider {
   }
 
   /// An attempt of a provider without plugins: build, send, validate, then the envelope read
-  /// and the decode in one pass (no hook stands between them), then store. The same stages,
-  /// values and errors as `attempt` with plugins that change nothing (a test holds the two to
-  /// each other); one scan of the body instead of two, and three async frames fewer.
+  /// and the decode in one pass (no hook stands between them), then store. The same values,
+  /// errors (and the response and status they carry) and stores as `attempt` with plugins that
+  /// change nothing (a test holds the two to each other); one scan of the body instead of two,
+  /// and three async frames fewer.
   private nonisolated(nonsending) func directAttempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
@@ -294,9 +295,9 @@ extension Provider {
     return value
   }
 
-  /// The stages every attempt shares (calls and transfers): build, prepare, willSend, send,
-  /// validate, read the envelope, didReceive, process. Every failure is a `ProviderError`;
-  /// cancellation is rethrown.
+  /// The stages before the decode, for a call's attempt with plugins and for every transfer:
+  /// build, prepare, willSend, send, validate, read the envelope, didReceive, process. Every
+  /// failure is a `ProviderError`; cancellation is rethrown.
   nonisolated(nonsending) func exchange(
     _ target: Target, read: (Response, inout EnvelopeStatus?) throws -> Void = { _, _ in },
     send: (URLRequest) async throws -> Response

@@ -20,10 +20,11 @@ public struct Response: Sendable, CustomStringConvertible {
   /// When the provider's cache answered, when the entry was stored and why the cache answered
   /// (fresh, not modified, the network failed); nil for a network response.
   public var cacheAnswer: CacheAnswer?
-  /// The envelope's code and message as the provider read them (once per response, under the
-  /// target's or the provider's format), so plugins never parse the body for them; kept on the
-  /// response a later failure carries (missing data, a decoding error); nil when the call reads
-  /// no envelope or the body is not one.
+  /// The envelope's code and message as the provider read them from the body it received
+  /// (under the target's or the provider's format), so plugins never parse the body for them;
+  /// kept on the response a later failure carries (missing data, a decoding error); nil when the
+  /// call reads no envelope or the body is not one. A body a plugin puts in its place is decoded
+  /// with its own code checked, and keeps the status the plugin hands on.
   public var envelopeStatus: EnvelopeStatus?
 
   /// Creates a response.

@@ -339,45 +339,65 @@ enum PromiseOracle {
     var strict = lenient
     strict.policy = .strict
     for decoder in [lenient, strict] {
-      func fail(_ rule: String) {
-        outcome.violations.append(
-          "readings of \(T.self) at \(path), \(decoder.policy): \(rule): \(json)")
-      }
-      func same(_ one: Result<Decoded<T>, any Error>, _ other: Result<Decoded<T>, any Error>)
-        -> Bool
-      {
-        switch (one, other) {
-        case (.success(let a), .success(let b)):
-          return canonical(a.value) == canonical(b.value) && a.report.entries == b.report.entries
-        case (.failure(let a), .failure(let b)): return "\(a)" == "\(b)"
-        default: return false
+      for format in [nil, readingsFormat] {
+        checkReadings(T.self, data, decoder, format, at: path) { rule in
+          let name = format == nil ? "the decoder's format" : "a mapped format"
+          outcome.violations.append(
+            "readings of \(T.self) at \(path), \(decoder.policy), \(name): \(rule): \(json)")
         }
       }
-      let reference = Result { try decoder.decodeEnvelopeWithReport(T.self, from: data, at: path) }
-      let readStatus = try? decoder.envelopeStatus(from: data)
-      var onceStatus: EnvelopeStatus?
-      let once = Result { () throws -> Decoded<T> in
-        var report = DecodingReport()
-        let value = try decoder.decodeEnvelope(
-          T.self, from: data, format: nil, at: path, status: &onceStatus, report: &report)
-        return Decoded(value: value, report: report)
+    }
+  }
+
+  /// A format with codes of both kinds and its own error, for `checkReadings`.
+  static let readingsFormat = EnvelopeFormat(
+    code: "code", messages: ["msg"], data: "data", success: [0, "ok"]
+  ).mappingErrors { ReadingsRefused(code: "\($0.code.map { "\($0)" } ?? "none")") }
+
+  struct ReadingsRefused: Error { var code: String }
+
+  private static func checkReadings<T: Codable>(
+    _ type: T.Type, _ data: Data, _ decoder: LenientDecoder, _ format: EnvelopeFormat?,
+    at path: JSONPath, fail: (String) -> Void
+  ) {
+    func same(_ one: Result<Decoded<T>, any Error>, _ other: Result<Decoded<T>, any Error>) -> Bool
+    {
+      switch (one, other) {
+      case (.success(let a), .success(let b)):
+        guard let mine = canonical(a.value), let theirs = canonical(b.value) else {
+          fail("a value that does not encode: \(a.value)")
+          return false
+        }
+        return mine == theirs && a.report.entries == b.report.entries
+          && "\(a.report)" == "\(b.report)"
+      case (.failure(let a), .failure(let b)): return "\(a)" == "\(b)"
+      default: return false
       }
-      var splitStatus: EnvelopeStatus?
-      let split = Result { () throws -> Decoded<T> in
-        let envelope = try decoder.readEnvelope(
-          expecting: T.self, from: data, format: nil, at: path, status: &splitStatus)
-        var report = DecodingReport()
-        let value = try decoder.decodePayload(T.self, of: envelope, in: data, report: &report)
-        return Decoded(value: value, report: report)
-      }
-      if !same(once, reference) { fail("one pass \(once) but decodeEnvelope \(reference)") }
-      if !same(split, reference) {
-        fail("read then decode \(split) but decodeEnvelope \(reference)")
-      }
-      if onceStatus != readStatus { fail("one pass read \(String(describing: onceStatus))") }
-      if splitStatus != readStatus {
-        fail("read then decode read \(String(describing: splitStatus))")
-      }
+    }
+    let reference = Result {
+      try decoder.decodeEnvelopeWithReport(T.self, from: data, format: format, at: path)
+    }
+    let readStatus = try? decoder.envelopeStatus(from: data, format: format)
+    var onceStatus: EnvelopeStatus?
+    let once = Result { () throws -> Decoded<T> in
+      var report = DecodingReport()
+      let value = try decoder.decodeEnvelope(
+        T.self, from: data, format: format, at: path, status: &onceStatus, report: &report)
+      return Decoded(value: value, report: report)
+    }
+    var splitStatus: EnvelopeStatus?
+    let split = Result { () throws -> Decoded<T> in
+      let envelope = try decoder.readEnvelope(
+        expecting: T.self, from: data, format: format, at: path, status: &splitStatus)
+      var report = DecodingReport()
+      let value = try decoder.decodePayload(T.self, of: envelope, in: data, report: &report)
+      return Decoded(value: value, report: report)
+    }
+    if !same(once, reference) { fail("one pass \(once) but decodeEnvelope \(reference)") }
+    if !same(split, reference) { fail("read then decode \(split) but decodeEnvelope \(reference)") }
+    if onceStatus != readStatus { fail("one pass read \(String(describing: onceStatus))") }
+    if splitStatus != readStatus {
+      fail("read then decode read \(String(describing: splitStatus))")
     }
   }
 

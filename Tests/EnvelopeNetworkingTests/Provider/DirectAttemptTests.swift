@@ -13,15 +13,43 @@ import Testing
 // not differ in anything a caller sees: value, report, error, the response an error carries and
 // the envelope status on it. Held to each other over generated responses.
 
-/// A stubbed endpoint answering whatever the generator made.
+/// An endpoint answering whatever the generator made: from its `sample` when stubbed, else from
+/// `HeaderEcho` (your transport's place in the line, behind the cache), which reads the body and status
+/// from the request's headers.
 private struct GeneratedStub: TargetType {
   var body: String
   var status: Int
   var method: HTTPMethod
   var envelope: EnvelopeFormat?
+  var path: String = "/generated"
+  var cachePolicy: CachePolicy = .never
+  var fails = false
   var baseURL: URL { URL(string: "https://unreachable.invalid") ?? URL(fileURLWithPath: "/") }
-  var path: String { "/generated" }
-  var sample: StubResponse { .body(Data(body.utf8), status: status) }
+  var sample: StubResponse {
+    fails ? .failure(URLError(.notConnectedToInternet)) : .body(Data(body.utf8), status: status)
+  }
+  var headers: [String: String] {
+    [
+      "X-Body": Data(body.utf8).base64EncodedString(), "X-Status": "\(status)",
+      "X-Fails": "\(fails)",
+    ]
+  }
+}
+
+/// Answers what the request's headers ask for (see `GeneratedStub.headers`).
+private struct HeaderEcho: HTTPTransport {
+  func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    if request.value(forHTTPHeaderField: "X-Fails") == "true" {
+      throw URLError(.notConnectedToInternet)
+    }
+    let body = Data(base64Encoded: request.value(forHTTPHeaderField: "X-Body") ?? "") ?? Data()
+    let status = Int(request.value(forHTTPHeaderField: "X-Status") ?? "") ?? 0
+    guard let url = request.url,
+      let response = HTTPURLResponse(
+        url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])
+    else { throw URLError(.badURL) }
+    return (body, response)
+  }
 }
 
 private struct GeneratedUser: Decodable, Equatable {
@@ -50,21 +78,22 @@ private struct Choices {
 
 /// What a caller sees of one call, as text.
 private func seen(_ call: () async throws -> some Any) async -> String {
+  func described(_ response: Response?) -> String {
+    guard let response else { return "no response" }
+    return "http \(response.statusCode) \(response.data.count) bytes "
+      + "status \(String(describing: response.envelopeStatus)) "
+      + "cache \(response.isFromCache) \(String(describing: response.cacheAnswer?.reason))"
+  }
   do {
     let value = try await call()
     if let decoded = value as? DecodedResponse<GeneratedUser> {
-      return "value \(decoded.value) report \(decoded.report.entries) "
-        + "status \(String(describing: decoded.response.envelopeStatus)) "
-        + "http \(decoded.response.statusCode)"
+      return
+        "value \(decoded.value) report \(decoded.report.entries) \(described(decoded.response))"
     }
-    if let response = value as? Response {
-      return "response \(response.statusCode) \(response.data.count) bytes "
-        + "status \(String(describing: response.envelopeStatus))"
-    }
+    if let response = value as? Response { return "response \(described(response))" }
     return "value \(value)"
   } catch let error as ProviderError {
-    return "\(error) carries status \(String(describing: error.response?.envelopeStatus)) "
-      + "http \(String(describing: error.response?.statusCode))"
+    return "\(error) carries \(described(error.response))"
   } catch {
     return "\(type(of: error)) \(error)"
   }
@@ -97,27 +126,43 @@ private func seen(_ call: () async throws -> some Any) async -> String {
     return "{" + fields.joined(separator: ",") + "}"
   }
 
-  @Test(arguments: [DecodingPolicy.lenient, .strict])
-  func withAndWithoutPluginsEveryCallEndsAlike(policy: DecodingPolicy) async throws {
-    var random = Choices(state: policy == .lenient ? 0x51 : 0x52)
+  @Test(arguments: [DecodingPolicy.lenient, .strict], [false, true])
+  func withAndWithoutPluginsEveryCallEndsAlike(policy: DecodingPolicy, stubbed: Bool) async throws {
+    var random = Choices(state: (policy == .lenient ? 0x51 : 0x52) + (stubbed ? 0 : 0x100))
     let decoder = LenientDecoder(policy: policy)
-    let direct = Provider<GeneratedStub>(decoder: decoder, stub: .immediate)
-    let staged = Provider<GeneratedStub>(decoder: decoder, plugins: [Passive()], stub: .immediate)
+    // Stubbed: the stub answers. Otherwise your transport answers behind a cache of each
+    // provider's own, which the targets' policies read and fill.
+    func provider(_ plugins: [any Plugin]) -> Provider<GeneratedStub> {
+      stubbed
+        ? Provider(decoder: decoder, plugins: plugins, stub: .immediate)
+        : Provider(
+          transport: HeaderEcho(), decoder: decoder, plugins: plugins, cache: MemoryCache())
+    }
+    let direct = provider([])
+    let staged = provider([Passive()])
     let formats: [EnvelopeFormat?] = [
       nil, EnvelopeFormat.default.mappingErrors { Refused(code: "\($0.code ?? 0)") },
       EnvelopeFormat(code: "code", messages: ["msg"], data: "data", success: [0, "ok"]),
     ]
+    let policies: [CachePolicy] = [
+      .never, .cacheElseLoad(maxAge: .seconds(600)), .loadElseCache(onServerError: true),
+    ]
     var compared = 0
     var kinds = Set<String>()
-    for _ in 0..<300 {
-      let target = GeneratedStub(
-        body: Self.body(&random), status: random.pick([200, 200, 200, 204, 404, 500]),
+    for _ in 0..<200 {
+      var target = GeneratedStub(
+        body: Self.body(&random), status: random.pick([200, 200, 200, 204, 205, 404, 500]),
         method: random.next(6) == 0 ? .head : .get, envelope: random.pick(formats))
+      target.path = random.pick(["/a", "/b", "/c"])
+      target.cachePolicy = random.pick(policies)
+      target.fails = random.next(12) == 0
       func both(_ name: String, _ call: (Provider<GeneratedStub>) async throws -> some Any) async {
         let one = await seen { try await call(direct) }
         let other = await seen { try await call(staged) }
         #expect(one == other, "\(name) of \(target)")
         kinds.insert(String(one.prefix(while: { $0 != " " && $0 != "(" })))
+        if one.contains("cache true") { kinds.insert("answered by the cache") }
+        if one.contains("from cache") { kinds.insert("a cached value first") }
         compared += 1
       }
       await both("request") { try await $0.request(target, as: GeneratedUser.self) }
@@ -129,12 +174,20 @@ private func seen(_ call: () async throws -> some Any) async -> String {
       await both("decodedResponse") { try await $0.decodedResponse(target, as: GeneratedUser.self) }
       await both("at") { try await $0.request(target, as: GeneratedUser.self, at: "data") }
       await both("response") { try await $0.response(target) }
+      await both("cachedThenNetwork") { provider in
+        var values: [String] = []
+        for try await user in provider.cachedThenNetwork(target, as: GeneratedUser.self) {
+          values.append("\(user.value) from \(user.source == .network ? "network" : "cache")")
+        }
+        return values
+      }
     }
-    #expect(compared == 2_100)
+    #expect(compared == 1_600)
     // The generator reached every way a call ends.
-    for kind in [
-      "value", "response", "business", "envelope", "decoding", "status", "emptyBody", "Refused",
-    ] {
+    var expected = ["value", "response", "business", "envelope", "decoding", "status"]
+    expected += ["emptyBody", "Refused", "transport"]
+    if !stubbed { expected += ["answered by the cache", "a cached value first"] }
+    for kind in expected {
       #expect(kinds.contains(kind), "no call ended as \(kind): \(kinds.sorted())")
     }
   }
