@@ -117,13 +117,11 @@ extension LenientDecoder {
       })
   }
 
-  /// The one reading of an envelope: the status first (handed to `read` as soon as it is read,
-  /// so that a later failure can still say it), and on a business failure `failed`
+  /// The one reading of an envelope: the status first, and on a business failure `failed`
   /// gives the result without touching data; on success the payload is decoded and `decoded`
   /// makes the result from it and its report.
   private func readingEnvelope<T: Decodable, R>(
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
-    read: (EnvelopeStatus) -> Void = { _ in },
     failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
     decoded: (EnvelopeStatus, consuming T, ReportRecorder) -> R
   ) throws -> R {
@@ -132,7 +130,6 @@ extension LenientDecoder {
     let options = options(envelope: format)
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: options.envelope)
-      read(status)
       guard status.isSuccess else { return try failed(status, options.envelope) }
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
@@ -177,8 +174,8 @@ extension LenientDecoder {
 
   /// `decodeEnvelopeWithReport(_:from:format:at:)` for a pipeline that keeps the status (the
   /// provider, when nothing stands between its envelope read and its decode): one pass, and
-  /// `status` is set as soon as the code is read, so a business failure, missing data or a
-  /// decode error can still say what the envelope said.
+  /// `status` is set to the code and message whenever they can be read, so a business failure,
+  /// missing data or a decode error can still say what the envelope said.
   ///
   /// - Parameters:
   ///   - type: the value type.
@@ -193,13 +190,24 @@ extension LenientDecoder {
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> T {
-    try readingEnvelope(
-      type, from: data, format: format, at: path, read: { status = $0 },
-      failed: { status, format in throw format.error(for: status) },
-      decoded: { _, value, recorder in
-        report = recorder.report
-        return value
-      })
+    do {
+      return try readingEnvelope(
+        type, from: data, format: format, at: path,
+        failed: { read, format in
+          status = read
+          throw format.error(for: read)
+        },
+        decoded: { read, value, recorder in
+          status = read
+          report = recorder.report
+          return value
+        })
+    } catch {
+      // Missing data or a decoding error: the code was read, and is read again on this rare path
+      // only, so that the usual decode hands nothing out in between.
+      if status == nil { status = try? envelopeStatus(from: data, format: format) }
+      throw error
+    }
   }
 
   /// Reads an envelope's status once, as a pipeline does when its plugins see the response
