@@ -280,16 +280,9 @@ extension Provider {
     } catch {
       throw try Self.providerError(error, response: nil)
     }
-    var status: EnvelopeStatus?
     var report = DecodingReport()
-    let value: Plan.Value
-    do {
-      try validate(&response, target)
-      value = try plan.decodeOnce(
-        response, target, with: decoder, status: &status, report: &report)
-    } catch {
-      response.keep(status)
-      throw try Self.providerError(error, response: response)
+    let value = try accept(&response, target) { response, status in
+      try plan.decodeOnce(response, target, with: decoder, status: &status, report: &report)
     }
     if cacheLayer != nil { await store(response, target, plan.cacheUse) }
     return value
@@ -323,7 +316,7 @@ extension Provider {
   /// build: the URL (the provider's `baseURL` override, the path, the task's and the target's
   /// query), method, timeout, body and headers.
   func build(_ target: Target) throws -> URLRequest {
-    var request = urls.request(
+    var request = baseRequests.request(
       baseURL ?? target.baseURL, target.path,
       timeout: try Timeout.requestInterval(target.timeout))
     // GET is a new request's method already; setting it compares method names, case-insensitively.
@@ -333,22 +326,24 @@ extension Provider {
     return request
   }
 
-  /// validate, then read the envelope; the status read is kept on the response, and a failure
-  /// is thrown as a `ProviderError` that carries the response (apart from `exchange` so that no
-  /// copy of the response is kept for its errors).
-  private func accept(
+  /// validate, then `step` (the envelope read, or without plugins the read and the decode); the
+  /// status read is kept on the response, and a failure is thrown as a `ProviderError` that
+  /// carries the response (apart from `exchange` so that no copy of the response is kept for its
+  /// errors). The one place both attempts apply these rules.
+  private func accept<Outcome>(
     _ response: inout Response, _ target: Target,
-    _ read: (Response, inout EnvelopeStatus?) throws -> Void
-  ) throws {
+    _ step: (Response, inout EnvelopeStatus?) throws -> Outcome
+  ) throws -> Outcome {
     var status: EnvelopeStatus?
     do {
       try validate(&response, target)
-      try read(response, &status)
+      let outcome = try step(response, &status)
+      response.keep(status)
+      return outcome
     } catch {
       response.keep(status)
       throw try Self.providerError(error, response: response)
     }
-    response.keep(status)
   }
 
   /// prepare: each plugin in order may change the request.
@@ -447,7 +442,7 @@ extension Provider {
 /// it is, any other change copies it first.
 ///
 /// `@unchecked Sendable`: `joined` and `last` are only touched with `lock` held.
-final class JoinedURLs: @unchecked Sendable {
+final class BaseRequests: @unchecked Sendable {
   private struct Key: Hashable {
     var base: URL
     var path: String

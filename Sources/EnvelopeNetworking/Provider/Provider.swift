@@ -50,8 +50,8 @@ public final class Provider<Target: TargetType>: Sendable {
   public let sensitiveHeaders: Set<String>
   /// The line every request goes through, composed here: stubs → cache → timeout → `transport`.
   let line: any LineTransport
-  /// The requests `build` starts from, by base, path and timeout (see `JoinedURLs`).
-  let urls = JoinedURLs()
+  /// The requests `build` starts from, by base, path and timeout (see `BaseRequests`).
+  let baseRequests = BaseRequests()
   /// The cache's transport in the line, for the store stage and removal; nil without a cache.
   let cacheLayer: CacheTransport?
   /// Whether an attempt runs your code that may read `ProviderCall.current`: plugin hooks and

@@ -6,19 +6,19 @@ import Testing
 /// The provider remembers the requests it starts from: the same URL as joining afresh (the base
 /// itself for an empty path) and the timeout asked for, for more paths than it keeps, asked
 /// twice, under two bases.
-@Suite struct JoinedURLsTests {
-  @Test func rememberedRequestsHaveTheJoinedURLs() throws {
-    let urls = JoinedURLs()
+@Suite struct BaseRequestsTests {
+  @Test func rememberedRequestsHaveTheBaseRequests() throws {
+    let requests = BaseRequests()
     let bases = [
       try #require(URL(string: "https://api.example.com/v1")),
       try #require(URL(string: "http://127.0.0.1:8080")),
     ]
-    let paths = (0..<(JoinedURLs.limit + 50)).map { "/users/\($0)" } + ["/a b", "/é", "", "/x?y"]
+    let paths = (0..<(BaseRequests.limit + 50)).map { "/users/\($0)" } + ["/a b", "/é", "", "/x?y"]
     for _ in 0..<2 {
       for base in bases {
         for path in paths {
           let timeout = TimeInterval(path.count % 3 + 1)
-          let request = urls.request(base, path, timeout: timeout)
+          let request = requests.request(base, path, timeout: timeout)
           let joined = path.isEmpty ? base : base.appendingPathComponent(path)
           #expect(request.url == joined, "\(base) \(path)")
           #expect(request.timeoutInterval == timeout)
