@@ -65,7 +65,7 @@ public struct URLSessionTransport: HTTPTransport {
   public let session: URLSession
   /// Header names (lower-case) dropped on a cross-origin redirect besides the default ones.
   public let sensitiveHeaders: Set<String>
-  private let redirectGuard: RedirectGuard
+  let redirectGuard: RedirectGuard
 
   /// Creates a transport.
   ///
@@ -94,33 +94,15 @@ public struct URLSessionTransport: HTTPTransport {
 
   /// Sends `request`; cancelling the calling task cancels the data task.
   ///
+  /// A 401 comes back as it is, with its body, whatever its `WWW-Authenticate` says, unless
+  /// the session's delegate answers the challenge with a credential. A 307 or 308 keeps the
+  /// method and body.
+  ///
   /// - Parameter request: the request.
   /// - Returns: the body and the response.
   /// - Throws: `URLError`, or `CancellationError` when cancelled.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let box = TaskBox()
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let task = session.dataTask(with: request) { data, response, error in
-          if let error {
-            if box.isCancelled {
-              continuation.resume(throwing: CancellationError())
-            } else {
-              continuation.resume(throwing: (error as? URLError) ?? URLError(.unknown))
-            }
-          } else if let response = response as? HTTPURLResponse {
-            continuation.resume(returning: (data ?? Data(), response))
-          } else {
-            continuation.resume(throwing: URLError(.badServerResponse))
-          }
-        }
-        task.delegate = redirectGuard
-        box.set(task)
-        task.resume()
-      }
-    } onCancel: {
-      box.cancel()
-    }
+    try await exchange(request)
   }
 }
 
@@ -222,6 +204,20 @@ final class TaskBox: @unchecked Sendable {
       return self.task
     }
     task?.cancel()
+  }
+}
+
+/// A value behind a lock.
+///
+/// `@unchecked Sendable`: `value` is only touched under `lock`.
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    try lock.withLock { try body(&value) }
   }
 }
 

@@ -87,7 +87,8 @@ struct EchoSeen: Decodable, Sendable {
 
   @Test func aRelativeLocationResolvesAgainstTheRedirectingURL() async throws {
     // "echo" (no slash) from /redirect resolves to /echo.
-    let echo = try await Provider<UploadRoute>().request(redirected(307, to: "echo"), as: EchoSeen.self)
+    let echo = try await Provider<UploadRoute>().request(
+      redirected(307, to: "echo"), as: EchoSeen.self)
     #expect(echo.method == "POST")
     #expect(echo.body == "name=ada&n=1")
   }
@@ -114,7 +115,8 @@ struct EchoSeen: Decodable, Sendable {
     try Data(repeating: 7, count: 300_000).write(to: file)
     var route = Route("/redirect", ["status": "\(status)", "to": "/upload"])
     route.method = .post
-    let target = UploadRoute(route: route, task: .file(file, contentType: "application/octet-stream"))
+    let target = UploadRoute(
+      route: route, task: .file(file, contentType: "application/octet-stream"))
     var finished: Response?
     var sent: [Int64] = []
     for try await event in Provider<UploadRoute>().upload(target) {

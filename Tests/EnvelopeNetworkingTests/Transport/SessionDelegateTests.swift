@@ -54,7 +54,8 @@ import Testing
     try Data(count: 100_000).write(to: file)
     var route = Route("/upload")
     route.method = .post
-    let target = UploadRoute(route: route, task: .file(file, contentType: "application/octet-stream"))
+    let target = UploadRoute(
+      route: route, task: .file(file, contentType: "application/octet-stream"))
     for try await _ in provider.upload(target) {}
     try await settle(delegate, "complete", atLeast: 1)
     #expect(delegate.count("complete") == 1)
@@ -63,7 +64,8 @@ import Testing
 
   @Test func theSessionsDelegateSeesACall() async throws {
     let (provider, delegate) = provider()
-    _ = try await provider.request(UploadRoute(route: Route("/envelope/ok"), task: .plain), as: User.self)
+    _ = try await provider.request(
+      UploadRoute(route: Route("/envelope/ok"), task: .plain), as: User.self)
     try await settle(delegate, "complete", atLeast: 1)
     #expect(delegate.count("complete") == 1)
   }

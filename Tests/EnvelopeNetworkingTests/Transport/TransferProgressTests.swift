@@ -49,7 +49,8 @@ import Testing
     try Data(count: 200_000).write(to: file)
     var route = Route("/bytes", ["n": "\(2 << 20)"])  // answers 2 MB
     route.method = .post
-    let target = UploadRoute(route: route, task: .file(file, contentType: "application/octet-stream"))
+    let target = UploadRoute(
+      route: route, task: .file(file, contentType: "application/octet-stream"))
     var totals = Set<Int64?>()
     var completed: [Int64] = []
     for try await event in Provider<UploadRoute>().upload(target) {
