@@ -53,10 +53,28 @@ public protocol HTTPTransport: Sendable {
 /// `URLCache` (the provider's partitioned `ResponseCache` is the cache). An app that wants a
 /// cookie jar passes its own session, e.g. `URLSessionTransport(session: .shared)`.
 ///
+/// Every task goes through the session you give, calls and transfers alike, and that
+/// session's delegate is told about them: server trust, authentication challenges, metrics, the
+/// response, data, bytes sent and completion. On Apple platforms each task gets a task delegate
+/// of the transport's, which passes these on to the session's delegate (challenges and
+/// metrics reach it directly). On Linux, where FoundationNetworking tells a task's own
+/// delegate only about redirects and challenges, the tasks run on a companion session with the
+/// same configuration (the same cookie, credential and cache storages), whose delegate passes
+/// each callback on to your session's delegate, on your session's delegate queue, with your
+/// session as the `session` argument (the task is the companion's). FoundationNetworking sends
+/// no metrics and no server-trust challenge on Linux.
+///
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
-/// `sensitiveHeaders` you name are dropped (each task gets a delegate that does this, whatever
-/// delegate the session has).
+/// `sensitiveHeaders` you name are dropped. A 307 or 308 keeps the method and body (the
+/// transport sends that hop itself, at most 20 redirects), a 303 becomes a GET without a body.
+/// The transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
+/// asked.
+///
+/// A 401 comes back as the response it is, with its body, whatever its `WWW-Authenticate`
+/// (Basic, Digest, another scheme): your session's delegate may answer the challenge with a
+/// credential (the request is then sent again with it); any other answer, or no delegate, ends
+/// the call with the 401 at once.
 ///
 /// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
 /// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.
