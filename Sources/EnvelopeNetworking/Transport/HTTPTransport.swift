@@ -67,7 +67,8 @@ public protocol HTTPTransport: Sendable {
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
 /// `sensitiveHeaders` you name are dropped. A 307 or 308 keeps the method and body (the
-/// transport sends that hop itself, at most 20 redirects), a 303 becomes a GET without a body.
+/// transport sends that hop itself, at most 20 redirects; a body given as `httpBodyStream`
+/// cannot be sent twice and is left to the session), a 303 becomes a GET without a body.
 /// The transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
 /// asked.
 ///

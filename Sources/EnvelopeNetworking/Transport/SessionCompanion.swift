@@ -14,7 +14,7 @@
   ///
   /// A 401 whose challenge the app's delegate does not answer with a credential (or that no
   /// delegate answers) ends the exchange at once with the 401 and its body: FoundationNetworking
-  /// answers a `Basic` challenge itself and, up to Swift 6.3.2, never ends the task then.
+  /// answers a `Basic` challenge itself and, up to Swift 6.3.1, never ends the task then.
   ///
   /// `@unchecked Sendable`: `exchanges` and `made` are only touched under `lock`; `owner` is
   /// a weak reference set once.

@@ -81,9 +81,9 @@ extension URLSessionTransport {
   /// `progress` reporting only what does not go back (a redirect that sends the body again
   /// starts counting from zero).
   private static func monotonic(_ progress: TaskExchange.Progress) -> TaskExchange.Progress {
-    let last = Locked<Int64>(-1)
     func filtered(_ report: @escaping TransferProgress) -> TransferProgress {
-      { completed, total in
+      let last = Locked<Int64>(-1)
+      return { completed, total in
         let forward = last.withLock { last in
           guard completed >= last else { return false }
           last = completed

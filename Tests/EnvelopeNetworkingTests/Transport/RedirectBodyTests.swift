@@ -61,10 +61,8 @@ struct EchoSeen: Decodable, Sendable {
   {
     let provider = Provider<UploadRoute>(transport: test.session.transport().0)
     let sent = test.status == 308 ? "PUT" : "POST"
-    let (echo, _) = try await timed {
-      try await provider.request(
-        redirected(test.status, to: "/echo", method: sent), as: EchoSeen.self)
-    }
+    let echo = try await provider.request(
+      redirected(test.status, to: "/echo", method: sent), as: EchoSeen.self)
     #expect(echo.method == test.method)
     #expect(echo.body == test.body)
     #expect(echo.header("Content-Length") == (test.body.isEmpty ? nil : "\(test.body.utf8.count)"))
@@ -98,8 +96,8 @@ struct EchoSeen: Decodable, Sendable {
     route.method = .post
     let loop = UploadRoute(route: route, task: .data(Data("x".utf8), contentType: "text/plain"))
     do {
-      let (_, elapsed) = try await timed { try await Provider<UploadRoute>().response(loop) }
-      Issue.record("a redirect loop ended after \(elapsed)")
+      let response = try await Provider<UploadRoute>().response(loop)
+      Issue.record("a redirect loop ended with \(response.statusCode)")
     } catch ProviderError.transport(let error) {
       #expect(error.code == .httpTooManyRedirects)
     }

@@ -77,7 +77,7 @@ import Testing
     var challenge = Route("/challenge", ["scheme": "basic"])
     challenge.timeout = 5
     let route = challenge
-    let (error, _) = try await timed {
+    let (error, _) = try await timed(limit: .seconds(30)) {  // a hang: transfers have no timeout
       do {
         for try await _ in provider.download(
           UploadRoute(route: route, task: .plain), to: folder.appendingPathComponent("c.bin"))
