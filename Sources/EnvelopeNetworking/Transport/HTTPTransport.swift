@@ -80,7 +80,8 @@ public protocol HTTPTransport: Sendable {
 /// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
 /// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.
 public struct URLSessionTransport: HTTPTransport {
-  /// The session requests go through.
+  /// The session every task goes through, with its delegate told (on Linux through a companion
+  /// session with its configuration: see above).
   public let session: URLSession
   /// Header names (lower-case) dropped on a cross-origin redirect besides the default ones.
   public let sensitiveHeaders: Set<String>

@@ -14,7 +14,8 @@
   ///
   /// A 401 whose challenge the app's delegate does not answer with a credential (or that no
   /// delegate answers) ends the exchange at once with the 401 and its body: FoundationNetworking
-  /// answers a `Basic` challenge itself and, up to Swift 6.3.1, never ends the task then.
+  /// answers a `Basic` challenge itself and, up to Swift 6.3.1, never ends the task then. The
+  /// task itself is then cancelled, so the app's delegate sees it complete with `.cancelled`.
   ///
   /// `@unchecked Sendable`: `exchanges` and `made` are only touched under `lock`; `owner` is
   /// a weak reference set once.
