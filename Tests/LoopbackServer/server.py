@@ -75,8 +75,27 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.send(401, {"code": 401, "msg": "unauthorized"})
         elif route == "/redirect":
-            target = dict(parse_qsl(url.query)).get("to", "/headers")
-            self.send(302, b"", headers=[("Location", target)])
+            # `status` (default 302) to `to`; the body says which method and body it got.
+            query = dict(parse_qsl(url.query))
+            self.send(int(query.get("status", "302")), {"method": self.command, "bodyBytes": len(body)},
+                      headers=[("Location", query.get("to", "/headers"))])
+        elif route == "/loop":
+            # Redirects to itself, forever, with `status` (default 307).
+            status = int(dict(parse_qsl(url.query)).get("status", "307"))
+            self.send(status, b"", headers=[("Location", self.path)])
+        elif route == "/challenge":
+            # 401 with the WWW-Authenticate of `scheme` (basic, digest or another) and a body that
+            # is no envelope, unless the request carries `Bearer fresh`.
+            scheme = dict(parse_qsl(url.query)).get("scheme", "basic")
+            if self.headers.get("Authorization") == "Bearer fresh":
+                self.send(200, {"code": 0, "msg": "ok", "data": USER})
+                return
+            challenge = {
+                "basic": 'Basic realm="loopback"',
+                "digest": 'Digest realm="loopback", qop="auth", nonce="6e6f6e6365", opaque="0a0b", algorithm=MD5',
+            }.get(scheme, 'Custom realm="loopback"')
+            self.send(401, {"error": "sign in", "scheme": scheme},
+                      headers=[("WWW-Authenticate", challenge)])
         elif route == "/headers":
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "host": self.headers.get("Host") or "",
@@ -236,6 +255,7 @@ class Handler(BaseHTTPRequestHandler):
                 "contentType": self.headers.get("Content-Type") or "",
                 "body": body.decode("utf-8", "replace"),
                 "form": dict(parse_qsl(body.decode())) if self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded") else {},
+                "headers": {name: value for name, value in self.headers.items()},
             }})
         else:
             self.send(404, b"no route", "text/plain")

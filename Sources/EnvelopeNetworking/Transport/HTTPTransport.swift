@@ -53,19 +53,39 @@ public protocol HTTPTransport: Sendable {
 /// `URLCache` (the provider's partitioned `ResponseCache` is the cache). An app that wants a
 /// cookie jar passes its own session, e.g. `URLSessionTransport(session: .shared)`.
 ///
+/// Every task goes through the session you give, calls and transfers alike, and that
+/// session's delegate is told about them: server trust, authentication challenges, metrics, the
+/// response, data, bytes sent and completion. On Apple platforms each task gets a task delegate
+/// of the transport's, which passes these on to the session's delegate (challenges and
+/// metrics reach it directly). On Linux, where FoundationNetworking tells a task's own
+/// delegate only about redirects and challenges, the tasks run on a companion session with the
+/// same configuration (the same cookie, credential and cache storages), whose delegate passes
+/// each callback on to your session's delegate, on your session's delegate queue, with your
+/// session as the `session` argument (the task is the companion's). FoundationNetworking sends
+/// no metrics and no server-trust challenge on Linux.
+///
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
-/// `sensitiveHeaders` you name are dropped (each task gets a delegate that does this, whatever
-/// delegate the session has).
+/// `sensitiveHeaders` you name are dropped. A 307 or 308 keeps the method and body (the
+/// transport sends that hop itself, at most 20 redirects; a body given as `httpBodyStream`
+/// cannot be sent twice and is left to the session), a 303 becomes a GET without a body.
+/// The transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
+/// asked.
+///
+/// A 401 comes back as the response it is, with its body, whatever its `WWW-Authenticate`
+/// (Basic, Digest, another scheme): your session's delegate may answer the challenge with a
+/// credential (the request is then sent again with it); any other answer, or no delegate, ends
+/// the call with the 401 at once.
 ///
 /// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
 /// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.
 public struct URLSessionTransport: HTTPTransport {
-  /// The session requests go through.
+  /// The session every task goes through, with its delegate told (on Linux through a companion
+  /// session with its configuration: see above).
   public let session: URLSession
   /// Header names (lower-case) dropped on a cross-origin redirect besides the default ones.
   public let sensitiveHeaders: Set<String>
-  private let redirectGuard: RedirectGuard
+  let redirectGuard: RedirectGuard
 
   /// Creates a transport.
   ///
@@ -94,33 +114,15 @@ public struct URLSessionTransport: HTTPTransport {
 
   /// Sends `request`; cancelling the calling task cancels the data task.
   ///
+  /// A 401 comes back as it is, with its body, whatever its `WWW-Authenticate` says, unless
+  /// the session's delegate answers the challenge with a credential. A 307 or 308 keeps the
+  /// method and body.
+  ///
   /// - Parameter request: the request.
   /// - Returns: the body and the response.
   /// - Throws: `URLError`, or `CancellationError` when cancelled.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let box = TaskBox()
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let task = session.dataTask(with: request) { data, response, error in
-          if let error {
-            if box.isCancelled {
-              continuation.resume(throwing: CancellationError())
-            } else {
-              continuation.resume(throwing: (error as? URLError) ?? URLError(.unknown))
-            }
-          } else if let response = response as? HTTPURLResponse {
-            continuation.resume(returning: (data ?? Data(), response))
-          } else {
-            continuation.resume(throwing: URLError(.badServerResponse))
-          }
-        }
-        task.delegate = redirectGuard
-        box.set(task)
-        task.resume()
-      }
-    } onCancel: {
-      box.cancel()
-    }
+    try await exchange(request)
   }
 }
 
@@ -222,6 +224,20 @@ final class TaskBox: @unchecked Sendable {
       return self.task
     }
     task?.cancel()
+  }
+}
+
+/// A value behind a lock.
+///
+/// `@unchecked Sendable`: `value` is only touched under `lock`.
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    try lock.withLock { try body(&value) }
   }
 }
 

@@ -1,0 +1,196 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One task of `URLSessionTransport`: keeps the body (in memory, or written to a part file as it
+/// arrives), reports the progress of one direction, answers redirects through the
+/// `RedirectGuard`, and resumes the transport once.
+///
+/// On Apple platforms it is the task's delegate and passes each callback on to the session's
+/// delegate; on Linux, where a task's own delegate is not told about data or completion, the
+/// session's `SessionCompanion` calls it and passes the callbacks on.
+///
+/// `@unchecked Sendable`: every access to its state goes through `lock`.
+final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  /// Which bytes the progress counts.
+  enum Progress: Sendable {
+    /// None (a call).
+    case none
+    /// The request body sent (an upload).
+    case sent(TransferProgress)
+    /// The response body received (a download).
+    case received(TransferProgress)
+  }
+
+  typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
+
+  private let lock = NSLock()
+  private let redirectGuard: RedirectGuard
+  private let hasBody: Bool
+  private let progress: Progress
+  private let destination: URL?
+  private let part: URL?
+  private var continuation: Continuation?
+  private var body = Data()
+  private var handle: FileHandle?
+  private var written: Int64 = 0
+  private var expected: Int64?
+  private var failure: (any Error)?
+  /// This task's redirect was refused (the transport sends the next hop): its body is no file.
+  private var refused = false
+
+  /// - Parameters:
+  ///   - hasBody: whether the request has a body the transport can send again on a 307 or 308.
+  ///   - destination: where a download's body goes; nil keeps the body in memory.
+  ///   - progress: what to report.
+  ///   - redirectGuard: the redirect rule.
+  ///   - continuation: resumed once, with the body and response or the error.
+  init(
+    hasBody: Bool, destination: URL?, progress: Progress, redirectGuard: RedirectGuard,
+    continuation: Continuation
+  ) {
+    self.hasBody = hasBody
+    self.destination = destination
+    self.part = destination.map { $0.appendingPathExtension("part-\(UUID().uuidString)") }
+    self.progress = progress
+    self.redirectGuard = redirectGuard
+    self.continuation = continuation
+  }
+
+  // MARK: - Delegate callbacks
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask,
+    willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+    completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {
+    let next = redirectGuard.proposed(request, after: response, of: task, hasBody: hasBody)
+    if next == nil { lock.withLock { refused = true } }
+    completionHandler(next)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+    totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+  ) {
+    if case .sent(let report) = progress {
+      report(totalBytesSent, totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
+    }
+    #if !canImport(FoundationNetworking)
+      (session.delegate as? URLSessionTaskDelegate)?.urlSession?(
+        session, task: task, didSendBodyData: bytesSent, totalBytesSent: totalBytesSent,
+        totalBytesExpectedToSend: totalBytesExpectedToSend)
+    #endif
+  }
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {
+    lock.withLock {
+      // A new response (after a credential a delegate gave) starts the body again.
+      body.removeAll()
+      written = 0
+      if let handle { try? handle.truncate(atOffset: 0) }
+      expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+    }
+    completionHandler(.allow)
+    #if !canImport(FoundationNetworking)
+      (session.delegate as? URLSessionDataDelegate)?.urlSession?(
+        session, dataTask: dataTask, didReceive: response, completionHandler: { _ in })
+    #endif
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    let report: (Int64, Int64?)? = lock.withLock {
+      guard failure == nil, !refused else { return nil }
+      guard let part else {
+        body.append(data)
+        return nil
+      }
+      do {
+        if handle == nil {
+          guard FileManager.default.createFile(atPath: part.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+          }
+          handle = try FileHandle(forWritingTo: part)
+        }
+        try handle?.write(contentsOf: data)
+        written += Int64(data.count)
+        return (written, expected)
+      } catch {
+        failure = error
+        dataTask.cancel()
+        return nil
+      }
+    }
+    if let report, case .received(let progress) = progress { progress(report.0, report.1) }
+    #if !canImport(FoundationNetworking)
+      (session.delegate as? URLSessionDataDelegate)?.urlSession?(
+        session, dataTask: dataTask, didReceive: data)
+    #endif
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    finish(task.response as? HTTPURLResponse, error: error)
+    #if !canImport(FoundationNetworking)
+      (session.delegate as? URLSessionTaskDelegate)?.urlSession?(
+        session, task: task, didCompleteWithError: error)
+    #endif
+  }
+
+  // MARK: - The end
+
+  /// Ends the exchange with `response` and the body so far, before the task ends: a 401 whose
+  /// challenge nobody answers with a credential (FoundationNetworking would not end the task).
+  func finish(early response: HTTPURLResponse) {
+    finish(response, error: nil)
+  }
+
+  /// Resumes the transport once: the body and response, or the error; a download's part file
+  /// becomes the destination, or goes.
+  private func finish(_ response: HTTPURLResponse?, error: (any Error)?) {
+    let (continuation, outcome): (Continuation?, Result<(Data, HTTPURLResponse), any Error>) =
+      lock.withLock {
+        guard let continuation = self.continuation else {
+          return (nil, .failure(URLError(.unknown)))
+        }
+        self.continuation = nil
+        try? handle?.close()
+        handle = nil
+        let outcome = Result { () throws -> (Data, HTTPURLResponse) in
+          if let failure { throw failure }
+          if let error { throw (error as? URLError) ?? URLError(.unknown) }
+          guard let response else { throw URLError(.badServerResponse) }
+          try keepFile()
+          return (body, response)
+        }
+        if case .failure = outcome, let part { try? FileManager.default.removeItem(at: part) }
+        return (continuation, outcome)
+      }
+    continuation?.resume(with: outcome)
+  }
+
+  /// Moves the part file into place (an empty one for an empty body); a refused redirect's
+  /// body is no file.
+  private func keepFile() throws {
+    guard let part, let destination else { return }
+    guard !refused else {
+      try? FileManager.default.removeItem(at: part)
+      return
+    }
+    if !FileManager.default.fileExists(atPath: part.path),
+      !FileManager.default.createFile(atPath: part.path, contents: nil)
+    {
+      throw CocoaError(.fileWriteUnknown)
+    }
+    if FileManager.default.fileExists(atPath: destination.path) {
+      try FileManager.default.removeItem(at: destination)
+    }
+    try FileManager.default.moveItem(at: part, to: destination)
+  }
+}
