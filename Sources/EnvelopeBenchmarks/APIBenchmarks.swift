@@ -50,3 +50,23 @@ import Foundation
       format: "%-30@ generated models: lenient %5.2fx, strict %5.2fx JSONDecoder",
       file as NSString, times[0] / times[1], times[0] / times[2]))
 }
+
+/// `--profile-api FILE`: decodes one real API response with its generated models in a loop, for
+/// `perf record`.
+@MainActor func profileAPI(_ file: String) throws {
+  guard let data = load(file) else { return }
+  let loops = max(1, 400_000_000 / data.count)
+  for _ in 0..<loops {
+    switch file {
+    case "github_events.json":
+      _ = try GitHubEventsAPI.decoder().decode(GitHubEventsAPI.GitHubEvents.self, from: data)
+    case "twitter_api_response.json":
+      _ = try TwitterAPI.decoder().decode(TwitterAPI.TwitterResponse.self, from: data)
+    case "google_maps_api_response.json":
+      _ = try GoogleMapsAPI.decoder().decode(GoogleMapsAPI.DistanceMatrix.self, from: data)
+    default:
+      _ = try TwitterTimelineAPI.decoder().decode(
+        TwitterTimelineAPI.TwitterTimeline.self, from: data)
+    }
+  }
+}

@@ -159,6 +159,13 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
 
 var summary: [String] = []
 
+if let flag = CommandLine.arguments.firstIndex(of: "--profile-api"),
+  flag + 1 < CommandLine.arguments.count
+{
+  try profileAPI(CommandLine.arguments[flag + 1])
+  exit(0)
+}
+
 // `--api` runs only the real API responses with generated models.
 if CommandLine.arguments.contains("--api") {
   try apiBenchmarks()
