@@ -67,40 +67,45 @@ enum SnakeCaseKeys: KeyRule {
     -> Bool?
   {
     let underscore = UInt8(ascii: "_")
-    guard let first = json.firstIndex(where: { $0 != underscore }),
-      let last = json.lastIndex(where: { $0 != underscore })
-    else { return json.elementsEqual(key) }  // empty, or only underscores: kept as it is
-    let core = json[first...last]
-    // One component: the key is kept as it is.
-    guard core.contains(underscore) else { return json.elementsEqual(key) }
-    guard core.allSatisfy({ $0 == underscore || isLetter($0) }) else { return nil }
+    let count = json.count
+    guard count > 0, !key.isEmpty, let j = json.baseAddress, let k = key.baseAddress else {
+      return key.count == count  // "" reads as ""
+    }
+    // The conversion only drops underscores and changes the case of letters: a longer key, or a
+    // first byte other than the JSON key's up to case, cannot match (most members a lookup
+    // passes end here).
+    guard key.count <= count, j[0] | 0x20 == k[0] | 0x20 else { return false }
+    // No underscore, or only leading and trailing ones: the key is kept as it is.
+    var first = 0
+    while first < count, j[first] == underscore { first += 1 }
+    var end = count
+    while end > first, j[end - 1] == underscore { end -= 1 }
+    var inner = first
+    while inner < end, j[inner] != underscore { inner += 1 }
+    guard inner < end else {
+      return key.count == count && bytesEqual(j, k, count: count)
+    }
     // Leading and trailing underscores kept; the first component lower-cased, every later one
     // capitalised (its first letter upper-cased, the rest lower-cased), inner underscores gone.
-    let trailing = json.count - 1 - last
-    guard key.count >= first + trailing else { return false }
-    var k = 0
-    while k < first {
-      guard key[k] == underscore else { return false }
-      k += 1
-    }
+    // Letters before any other byte convert the same whatever follows (no word break falls
+    // between two letters), so a mismatch among them is final.
+    let trailing = count - end
+    guard key.count >= first + trailing, bytesEqual(j, k, count: first) else { return false }
+    var q = first
     var startsComponent = false
-    for byte in core {
+    for p in first..<end {
+      let byte = j[p]
       if byte == underscore {
         startsComponent = true
         continue
       }
-      let expected: UInt8
-      expected = startsComponent ? byte & ~lowerCaseBit(byte) : byte | lowerCaseBit(byte)
+      guard isLetter(byte) else { return nil }
+      let expected = startsComponent ? byte & ~0x20 : byte | 0x20
       startsComponent = false
-      guard k < key.count, key[k] == expected else { return false }
-      k += 1
+      guard q < key.count, k[q] == expected else { return false }
+      q += 1
     }
-    guard key.count - k == trailing else { return false }
-    while k < key.count {
-      guard key[k] == underscore else { return false }
-      k += 1
-    }
-    return true
+    return key.count - q == trailing && bytesEqual(j + end, k + q, count: trailing)
   }
 
   static func modelKey(_ json: String) -> String { convertFromSnakeCase(json) }

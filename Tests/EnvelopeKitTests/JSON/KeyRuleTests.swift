@@ -81,7 +81,7 @@ import Testing
     ("user_id", "userId", true), ("USER_ID", "userId", true), ("user__id", "userId", true),
     ("_user_id_", "_userId_", true), ("userId", "userId", true), ("user_id", "user_id", false),
     ("uSeR_iD", "userId", true), ("a_b_c", "aBC", true), ("___", "___", true),
-    ("user_id_", "userId", false), ("", "", true),
+    ("user_id_", "userId", false), ("", "", true), ("", "a", false), ("a", "", false),
   ])
   func snakeCaseExamples(json: String, key: String, reads: Bool) {
     #expect(convertFromSnakeCase(json) == key ? reads : !reads)
