@@ -159,6 +159,22 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
 
 var summary: [String] = []
 
+if let flag = CommandLine.arguments.firstIndex(of: "--profile-api"),
+  flag + 1 < CommandLine.arguments.count
+{
+  try profileAPI(CommandLine.arguments[flag + 1])
+  exit(0)
+}
+
+// `--api` runs only the real API responses with generated models.
+if CommandLine.arguments.contains("--api") {
+  try apiBenchmarks()
+  print("\n== Summary")
+  summary.forEach { print($0) }
+  failures.forEach { print("  FAILED: \($0)") }
+  exit(0)
+}
+
 // `--encode` runs only the encoder rows.
 if CommandLine.arguments.contains("--encode") {
   try encodeBenchmarks()
@@ -228,6 +244,7 @@ if decodeRatios.count == 3 {
 }
 try readerAloneRows()
 
+try apiBenchmarks()
 try keyPathBenchmarks()
 try envelopeBenchmark()
 try scalingBenchmark()

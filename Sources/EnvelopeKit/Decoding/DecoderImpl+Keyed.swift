@@ -10,8 +10,12 @@ import Foundation
 final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContainerProtocol {
   private let decoder: DecoderImpl
   private let object: Int?
-  /// Key → value token, for converted keys and for large objects; nil: scan the object.
+  /// Key → value token, for keys a `.custom` strategy converts and for large objects; nil:
+  /// scan the object.
   private let table: [String: Int]?
+  /// Whether JSON keys read through `.convertFromSnakeCase` (compared byte by byte as the
+  /// conversion writes them, see `SnakeCaseKeys`).
+  private let snakeCase: Bool
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
   private let mappings: [String: KeyMapping]?
@@ -37,23 +41,26 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     requirement = decoder.options.requirement(for: position.type)
     self.object = object.index
     cursor = KeyCursor(object: object.index ?? 0)
-    table = Self.makeTable(
-      decoder.options.settings.keyDecodingStrategy, object.document, object.index,
-      position.codingPath)
+    let strategy = decoder.options.settings.keyDecodingStrategy
+    snakeCase = strategy.isSnakeCase
+    table = Self.makeTable(strategy, object.document, object.index, position.codingPath)
     super.init(
       parent: position.parent, key: position.key, document: object.document,
       fallbacks: fallbacks)
   }
 
-  /// The lookup table the key strategy or the object's size calls for; the first occurrence of
-  /// a key wins, as in Foundation.
+  /// The lookup table a `.custom` key strategy or the object's size calls for; the first
+  /// occurrence of a key wins, as in Foundation. Small objects under `.convertFromSnakeCase`
+  /// need none: their keys are compared as converted, in place.
   private static func makeTable(
     _ strategy: LenientDecoder.KeyDecodingStrategy, _ document: JSONDocument, _ object: Int?,
     _ path: @autoclosure () -> [any CodingKey]
   ) -> [String: Int]? {
     guard let object else { return nil }
+    let large = document.count(object) > tableThreshold
+    if !large, strategy.isSnakeCase { return nil }
     let convert = strategy.conversion(at: path())
-    if convert == nil, document.count(object) <= tableThreshold { return nil }
+    if convert == nil, !large { return nil }
     var table: [String: Int] = [:]
     table.reserveCapacity(document.count(object))
     for member in document.members(of: object) {
@@ -74,7 +81,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     }
     var seen = Set<String>()
     return document.members(of: object).compactMap { member in
-      let name = document.string(member.key)
+      let raw = document.string(member.key)
+      let name = snakeCase ? convertFromSnakeCase(raw) : raw
       guard seen.insert(name).inserted else { return nil }
       return Key(stringValue: name)
     }
@@ -95,6 +103,10 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private func lookup(name: String) -> Int? {
     guard let object else { return nil }
     if let table { return table[name] }
+    if snakeCase {
+      return document.valueIndex(
+        forKey: name, inObject: object, cursor: &cursor, rule: SnakeCaseKeys.self)
+    }
     return document.valueIndex(forKey: name, inObject: object, cursor: &cursor)
   }
 
@@ -358,6 +370,12 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
 }
 
 extension LenientDecoder.KeyDecodingStrategy {
+  /// Whether the strategy is `.convertFromSnakeCase`.
+  var isSnakeCase: Bool {
+    if case .convertFromSnakeCase = self { return true }
+    return false
+  }
+
   /// How a JSON key in the object at `path` becomes the key a model asks for; nil when keys are
   /// used as they are.
   func conversion(at path: @autoclosure () -> [any CodingKey]) -> ((String) -> String)? {

@@ -280,7 +280,8 @@ final class DecoderImpl: Decoder {
       traits = cached
     } else {
       let mappings = options.settings.keyMappings.mappings(for: type)
-      traits = mappings == nil ? TypeTraits.shared(type) : TypeTraits(type, keyMappings: mappings)
+      traits =
+        mappings.map { options.mappedTraits.mapped(type, $0) } ?? TypeTraits.shared(type)
       // A small decode asks for a handful of types: the shared cache answers them, and this
       // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for
       // this decode alone (mappings, initial values) are kept from the first.

@@ -35,9 +35,15 @@ final class DecodingOptions: Sendable {
   /// (unless the caller set one). Made with the options, not per call: a call that names no
   /// format shares it.
   let userInfo: [CodingUserInfoKey: any Sendable]
+  /// The traits of the types `settings.keyMappings` maps, made once for these settings and
+  /// shared with the options of calls that only name another envelope format.
+  let mappedTraits: TraitTable
 
-  init(_ settings: DecoderSettings, envelope: EnvelopeFormat? = nil) {
+  init(
+    _ settings: DecoderSettings, envelope: EnvelopeFormat? = nil, mappedTraits: TraitTable? = nil
+  ) {
     self.settings = settings
+    self.mappedTraits = mappedTraits ?? TraitTable()
     self.envelope = envelope ?? settings.envelope
     hasKeyMappings = !settings.keyMappings.isEmpty
     requiresKeys = settings.missingKeys == .error || !settings.requiredKeys.isEmpty

@@ -380,7 +380,7 @@ extension LenientDecoder {
   /// decoder as it is, uncopied, when `format` is nil.
   func options(envelope format: EnvelopeFormat?) -> DecodingOptions {
     guard let format else { return baseOptions }
-    return DecodingOptions(settings, envelope: format)
+    return DecodingOptions(settings, envelope: format, mappedTraits: baseOptions.mappedTraits)
   }
 
 }

@@ -210,22 +210,29 @@ final class JSONDocument: @unchecked Sendable {
   /// has the key, the search starts at the cursor (a model whose `CodingKeys` list keys in
   /// another order than the JSON, or a key that is missing, costs no walk from the first
   /// member); otherwise it walks from the first member.
+  ///
+  /// `rule` says how a JSON key reads as a model's key: as written (`ExactKeys`), or through
+  /// `.convertFromSnakeCase` (`SnakeCaseKeys`), compared byte by byte without making a `String`
+  /// per key.
   @inline(__always)
-  func valueIndex(forKey key: String, inObject object: Int, cursor: inout KeyCursor) -> Int? {
+  func valueIndex<Rule: KeyRule>(
+    forKey key: String, inObject object: Int, cursor: inout KeyCursor,
+    rule: Rule.Type = ExactKeys.self
+  ) -> Int? {
     if tokens[object].flags.contains(.hasNonASCIIKeys) {
-      return canonicalValueIndex(forKey: key, inObject: object)
+      return canonicalValueIndex(forKey: key, inObject: object, rule: rule)
     }
     var key = key
     var keyIsASCII = true
     let found: Int? = key.withUTF8 { keyBytes in
       let end = Int(tokens[object].next)
-      let bit = KeyCursor.bit(of: keyBytes)
+      let bit = Rule.bit(of: keyBytes)
       var child = cursor.mayContain(bit) ? object + 1 : cursor.member
       while child < end {
-        if keyMatches(child, keyBytes) {
+        if keyMatches(child, keyBytes, rule) {
           // Move the cursor past the member found, summarising every key it passes.
           while cursor.member <= child {
-            withBytes(cursor.member) { cursor.insert(KeyCursor.bit(of: $0)) }
+            withBytes(cursor.member) { cursor.insert(Rule.bit(of: $0)) }
             cursor.member = next(cursor.member + 1)
           }
           return child + 1
@@ -236,21 +243,29 @@ final class JSONDocument: @unchecked Sendable {
       return nil
     }
     if found != nil || keyIsASCII { return found }
-    return canonicalValueIndex(forKey: key, inObject: object)
+    return canonicalValueIndex(forKey: key, inObject: object, rule: rule)
   }
 
-  /// Whether the key token at `member` has exactly the bytes `key`.
+  /// Whether the key token at `member` (ASCII, no escapes) reads as the model's key `key`.
   @inline(__always)
-  private func keyMatches(_ member: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+  private func keyMatches<Rule: KeyRule>(
+    _ member: Int, _ key: UnsafeBufferPointer<UInt8>, _ rule: Rule.Type
+  ) -> Bool {
     let token = tokens[member]
-    guard Int(token.end &- token.start) == key.count else { return false }
-    guard let base = bytes.baseAddress, let keyBase = key.baseAddress else { return true }
-    return bytesEqual(base + Int(token.start), keyBase, count: key.count)
+    let count = Int(token.end &- token.start)
+    if Rule.comparesLengths, count != key.count { return false }
+    guard let base = bytes.baseAddress else { return key.isEmpty }
+    let json = UnsafeBufferPointer(start: base + Int(token.start), count: count)
+    if let matches = Rule.matches(json, key) { return matches }
+    // The bytes alone cannot tell: the rule's own conversion decides.
+    return key.elementsEqual(Rule.modelKey(string(member)).utf8)
   }
 
   /// The slow pass of `valueIndex`: keys compared as `String`s.
-  private func canonicalValueIndex(forKey key: String, inObject object: Int) -> Int? {
-    members(of: object).first { string($0.key) == key }?.value
+  private func canonicalValueIndex<Rule: KeyRule>(
+    forKey key: String, inObject object: Int, rule: Rule.Type
+  ) -> Int? {
+    members(of: object).first { Rule.modelKey(string($0.key)) == key }?.value
   }
 
   /// The members of the object at `object` as (key token, value token) pairs, in order.

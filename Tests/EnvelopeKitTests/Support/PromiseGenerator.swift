@@ -298,13 +298,13 @@ struct PromiseGenerator<Source: EntropySource> {
       var parts: [String] = []
       for (key, member) in members where !chance(5) {
         parts.append(
-          Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
+          Self.quoted(snakeCaseKeys ? snakeCase(key) : key) + ":"
             + value(member, depth: depth + 1))
       }
       // A duplicate key now and then: the first wins, in both policies and in Foundation.
       if chance(3), let (key, member) = members.first {
         parts.append(
-          Self.quoted(snakeCaseKeys ? Self.snakeCase(key) : key) + ":"
+          Self.quoted(snakeCaseKeys ? snakeCase(key) : key) + ":"
             + value(member, depth: depth + 1))
       }
       return "{" + parts.joined(separator: ",") + "}"
@@ -378,15 +378,20 @@ struct PromiseGenerator<Source: EntropySource> {
   static func quoted(_ key: String) -> String { "\"" + key + "\"" }
 
   /// `userId` → `user_id`.
-  static func snakeCase(_ key: String) -> String {
+  /// `key` in snake case, spelled as APIs do and as `.convertFromSnakeCase` reads (or, now and
+  /// then, does not read): `user_id`, `USER_ID`, `User__Id`, `user_id_`, or `userId` as it is.
+  mutating func snakeCase(_ key: String) -> String {
+    let style = source.next(8)
+    if style == 0 { return key }
     var result = ""
     for character in key {
-      if character.isUppercase {
-        result += "_" + character.lowercased()
-      } else {
-        result.append(character)
+      if character.isUppercase { result += style == 1 ? "__" : "_" }
+      switch style {
+      case 2: result += character.uppercased()
+      case 3: result += chance(50) ? character.uppercased() : character.lowercased()
+      default: result += character.lowercased()
       }
     }
-    return result
+    return style == 4 ? result + "_" : result
   }
 }

@@ -224,13 +224,19 @@ struct PSnake: Codable, Equatable {
   var displayName: String
   var isActive: Bool
   var lastSeenAt: Double?
+  /// A digit inside a component (`item2_count`: the conversion's slow path), one letter, and a
+  /// leading underscore, which the conversion keeps.
+  var item2Count: Int?
+  var x: Int?
+  var _hidden: Bool?
 
   // A computed property: a stored static would be a one-time allocation LeakSanitizer
   // reports in the fuzz target.
   static var shape: Shape {
     Shape.object([
       ("userId", .int(.int)), ("displayName", .string), ("isActive", .bool),
-      ("lastSeenAt", .optional(.double)),
+      ("lastSeenAt", .optional(.double)), ("item2Count", .optional(.int(.int))),
+      ("x", .optional(.int(.int))), ("_hidden", .optional(.bool)),
     ])
   }
 }
