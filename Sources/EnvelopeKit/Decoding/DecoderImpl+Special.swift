@@ -319,7 +319,8 @@ extension DecoderImpl {
     case .iso8601:
       return try fallingBack(epoch, at: position) { position in
         let text = try stringToParse(at: position)
-        guard let date = try? Date(text, strategy: .iso8601) else {
+        // Foundation's parser, after the fast path held to it (`ISO8601.utcSeconds`).
+        guard let date = ISO8601.utcSeconds(text) ?? (try? Date(text, strategy: .iso8601)) else {
           throw invalidString("Expected date string to be ISO8601-formatted.", at: position)
         }
         return date
