@@ -46,6 +46,7 @@ enum ParameterValues {
     case let integer as any BinaryInteger: return .number(JSONNumber(integer))
     case let number as Double: return .number(try finite(number, key: key))
     case let number as Float: return .number(try finite(number, key: key))
+    case let number as any BinaryFloatingPoint: return .number(try finite(Double(number), key: key))
     case let decimal as Decimal:
       guard !decimal.isNaN, let number = JSONNumber(decimal.description) else {
         throw failure(key, value, "NaN has no text form.")
@@ -65,14 +66,13 @@ enum ParameterValues {
     }
   }
 
-  /// Arrays, `[String: …]` dictionaries and raw values; anything else is refused.
+  /// Arrays, `[String: …]` dictionaries and raw values (each a level deeper); anything else is
+  /// refused.
   private static func container(_ value: Any, key: String, depth: Int) throws -> JSON {
-    let style = Mirror(reflecting: value).displayStyle
-    if style == .collection || style == .dictionary || style == .set {
-      guard depth < maxDepth else {
-        throw failure(key, value, "nesting deeper than \(maxDepth) levels.")
-      }
+    guard depth < maxDepth else {
+      throw failure(key, value, "nesting deeper than \(maxDepth) levels.")
     }
+    let style = Mirror(reflecting: value).displayStyle
     if let dictionary = value as? [String: Any] {
       var object = JSONObject()
       for name in dictionary.keys.sorted(by: precedes) {
@@ -96,7 +96,7 @@ enum ParameterValues {
       return .array(elements)
     }
     if let raw = value as? any RawRepresentable {
-      return try json(raw.rawValue, key: key, depth: depth)
+      return try json(raw.rawValue, key: key, depth: depth + 1)
     }
     throw failure(
       key, value,

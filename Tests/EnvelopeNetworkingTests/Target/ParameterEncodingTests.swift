@@ -52,6 +52,7 @@ extension EncodingCase {
       query: "foo=1e%2B20"),
     EncodingCase(name: "small Double", parameters: ["foo": 1e-7], query: "foo=1e-07"),
     EncodingCase(name: "Float", parameters: ["foo": Float(1.1)], query: "foo=1.1"),
+    EncodingCase(name: "CGFloat", parameters: ["foo": CGFloat(-0.5)], query: "foo=-0.5"),
     EncodingCase(
       name: "Int64 and UInt64 extremes",
       parameters: ["max": UInt64.max, "min": Int64.min, "small": Int8(-7)],
@@ -372,6 +373,17 @@ enum SortParameter: String, Sendable { case ascending = "asc", descending = "des
       try provider.build(ParameterTarget(task: .parameters(["deep": value], encoding: .url)))
     }
     #expect(error?.reason.contains("512") == true)
+    let loop = #expect(throws: ParameterEncodingError.self) {
+      try provider.build(ParameterTarget(task: .parameters(["loop": Loop()], encoding: .json)))
+    }
+    #expect(loop?.key == "loop" && loop?.reason.contains("512") == true)
+  }
+
+  /// A raw value that is itself, forever.
+  final class Loop: RawRepresentable, Sendable {
+    init() {}
+    init?(rawValue: Loop) { nil }
+    var rawValue: Loop { self }
   }
 
   @Test func anUnencodableValueFailsTheCallBeforeAnythingIsSent() async throws {
