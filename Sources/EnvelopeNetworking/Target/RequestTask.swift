@@ -25,6 +25,12 @@ public enum RequestTask: Sendable {
   /// A file's contents as the body. `Provider.upload` streams it from disk; other calls map
   /// the file into memory.
   case file(URL, contentType: String)
+  /// Parameters as Moya's `Task.requestParameters` and Alamofire take them: the query for GET,
+  /// HEAD and DELETE and a form body otherwise (`.url`), always the query (`.queryString`), or a
+  /// JSON body (`.json`); nested dictionaries as `a[b]=c`, arrays as `a[]=1`, keys sorted (see
+  /// ``ParameterEncoding``). A value that cannot be encoded (a `Date`, a type of your own)
+  /// fails the request with a ``ParameterEncodingError`` naming its key.
+  case parameters([String: any Sendable], encoding: ParameterEncoding)
 }
 
 /// An encoder of request bodies: `ModelEncoder` and `JSONEncoder` are both.
@@ -106,12 +112,14 @@ extension RequestTask {
 
   /// Applies the task to `request`, then appends the target's `query` items to the URL.
   func apply(to request: inout URLRequest, query items: [URLQueryItem]) throws {
-    var pairs: [(String, String)] = []
+    var queries: [String] = []
     switch self {
     case .plain:
       break
     case .query(let parameters):
-      pairs = parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+      queries.append(Self.encode(parameters))
+    case .parameters(let parameters, let encoding):
+      if let query = try encoding.apply(parameters, to: &request) { queries.append(query) }
     case .json(let value, encoder: let encoder):
       request.httpBody = try encoder.encodeBody(value)
       request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -144,11 +152,12 @@ extension RequestTask {
       request.setValue(
         "multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
     }
-    if !items.isEmpty { pairs += items.map { ($0.name, $0.value ?? "") } }
-    guard !pairs.isEmpty, let url = request.url,
+    if !items.isEmpty { queries.append(Self.encode(items.map { ($0.name, $0.value ?? "") })) }
+    queries.removeAll { $0.isEmpty }
+    guard !queries.isEmpty, let url = request.url,
       var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
     else { return }
-    let added = Self.encode(pairs)
+    let added = queries.joined(separator: "&")
     components.percentEncodedQuery =
       components.percentEncodedQuery.map { $0 + "&" + added } ?? added
     request.url = components.url ?? url

@@ -75,6 +75,33 @@ enum MoyaGuide {
     }
   }
 
+  // MARK: - Parameters
+
+  /// Moya's `Task.requestParameters(parameters:encoding:)`.
+  enum SearchAPI: TargetType {
+    case search(text: String, tags: [String])
+    case create(name: String)
+    case filter(ids: [Int])
+
+    var baseURL: URL { URL(string: "https://shop.example.com") ?? URL(fileURLWithPath: "/") }
+    var path: String { "/items" }
+    var method: HTTPMethod { if case .create = self { .post } else { .get } }
+    var task: RequestTask {
+      switch self {
+      case .search(let text, let tags):
+        // URLEncoding.default: the query for GET, HEAD and DELETE, a form body otherwise
+        .parameters(["q": text, "tags": tags, "page": 1], encoding: .url)
+      case .create(let name):
+        // JSONEncoding.default
+        .parameters(["name": name, "public": true], encoding: .json)
+      case .filter(let ids):
+        // URLEncoding(destination: .queryString, arrayEncoding: .noBrackets, boolEncoding: .literal)
+        .parameters(
+          ["id": ids, "open": true], encoding: .queryString.arrays(.noBrackets).bools(.literal))
+      }
+    }
+  }
+
   // MARK: - Stubs
 
   static func stubbedProviders(decoder: LenientDecoder) -> [Provider<ShopAPI>] {
@@ -137,6 +164,19 @@ final class LineLog: @unchecked Sendable {
     #expect(user == User(id: 7, name: "Ada"))
     #expect(items == [Item(title: "Pen", price: 1.5)])
     #expect(list == [Item(title: "Ink", price: 2)])
+  }
+
+  @Test func requestParametersAreParametersTasks() async throws {
+    let provider = Provider<MoyaGuide.SearchAPI>(stub: .immediate)
+    let search = try await provider.response(.search(text: "red pen", tags: ["a", "b"]))
+    #expect(
+      search.request?.url?.absoluteString
+        == "https://shop.example.com/items?page=1&q=red%20pen&tags%5B%5D=a&tags%5B%5D=b")
+    let create = try await provider.response(.create(name: "Pen"))
+    #expect(create.request?.httpBody == Data(#"{"name":"Pen","public":true}"#.utf8))
+    #expect(create.request?.value(forHTTPHeaderField: "Content-Type") == "application/json")
+    let filter = try await provider.response(.filter(ids: [3, 1]))
+    #expect(filter.request?.url?.query == "id=3&id=1&open=true")
   }
 
   @Test func aBusinessFailureIsAnError() async throws {
