@@ -242,18 +242,14 @@ extension DecoderImpl {
     return result
   }
 
-  /// Decodes a special type. `T` is the type `special` was found for, so each result is `T`
-  /// reinterpreted, not cast.
-  func unboxSpecial<T: Decodable>(
-    _ type: T.Type, _ special: TypeTraits.Special, at position: DecodingPosition
+  /// Decodes a Foundation type by the decoder's strategies. `T` is the type `value` was found
+  /// for, so each result is `T` reinterpreted, not cast. Out of line: none of it is on the
+  /// path of a nesting level.
+  @inline(never)
+  func unboxFoundationValue<T: Decodable>(
+    _ type: T.Type, _ value: TypeTraits.FoundationValue, at position: DecodingPosition
   ) throws -> T {
-    switch special {
-    case .optional(let optional):
-      return try optional.decodeOptional(self, at: position, as: T.self)
-    case .array(let array):
-      return try array.decodeArray(self, at: position, as: T.self)
-    case .dictionary(let dictionary):
-      return try dictionary.decodeDictionary(self, at: position, as: T.self)
+    switch value {
     case .date:
       return reinterpret(try unboxDate(at: position), as: T.self)
     case .decimal:
