@@ -258,10 +258,16 @@ final class DecoderImpl: Decoder {
     do {
       return try body()
     } catch {
-      if DecodeStop.stops(error) { throw error }
-      recorder.rollback(to: mark)
+      try recover(from: error, to: mark)
       return nil
     }
+  }
+
+  /// After a value threw `error`: rethrows an error that stops the decode, else forgets the
+  /// report entries made since `mark` (the caller then drops or nulls the value).
+  func recover(from error: any Error, to mark: Int) throws {
+    if DecodeStop.stops(error) { throw error }
+    recorder.rollback(to: mark)
   }
 
   /// A scalar `T`, proven to be the Swift type `kind` names: the strict read first, with the
