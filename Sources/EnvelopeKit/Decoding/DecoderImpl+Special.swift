@@ -229,7 +229,10 @@ extension DecoderImpl {
   }
 
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
-  /// The elements' frame is made only if one of them needs a position.
+  /// The elements' frame is made only if one of them needs a position. Out of line (once per
+  /// array): inlined, its four specialised loops made the frame of every array of models
+  /// larger, and an array of models is a nesting level.
+  @inline(never)
   func scalarArray<S: JSONScalar>(
     _ type: S.Type, _ elements: ArrayElements, at position: DecodingPosition
   ) throws -> [S] {

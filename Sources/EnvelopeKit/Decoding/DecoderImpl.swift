@@ -98,7 +98,8 @@ final class DecoderImpl: Decoder {
     let traits = traits(of: type)
     // (The policy and the value are asked first: this runs for every value, and asking
     // `fallsBack(at:)` first cost +0.8% on citm_catalog.)
-    guard traits.isPlain, !leniency.fallsBack || !position.allowsFallback || !position.isMissingOrNull
+    guard traits.isPlain,
+      !leniency.fallsBack || !position.allowsFallback || !position.isMissingOrNull
     else { return try unboxUncommon(type, traits, at: position) }
     // `with(_:_:)` spelled out: its closure would be two more frames per level in debug builds.
     var position = position
@@ -147,14 +148,18 @@ final class DecoderImpl: Decoder {
   private func decoded<T: Decodable>(
     _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
   ) throws -> T {
-    if traits.finishesDecoding { return try finished(try constructed(type, traits, at: position)) }
+    if traits.finishesDecoding { return try finished(type, traits, at: position) }
     return try constructed(type, traits, at: position)
   }
 
-  /// Calls the value's `didFinishDecoding()`. Apart from `decoded` so that its casts cost
-  /// nothing for other types.
+  /// `constructed`, then the value's `didFinishDecoding()`. Apart from `decoded` so that its
+  /// casts cost nothing for other types, and so that `constructed` is inlined once (twice, it
+  /// made the frame of every array and Optional level larger).
   @inline(never)
-  private func finished<T>(_ value: T) throws -> T {
+  private func finished<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
+  ) throws -> T {
+    let value = try constructed(type, traits, at: position)
     guard var finishing = value as? any DecodingFinishing else { return value }
     finishing.didFinishDecoding()
     return finishing as? T ?? value
@@ -176,8 +181,17 @@ final class DecoderImpl: Decoder {
     case .value(let value):
       return try unboxFoundationValue(type, value, at: position)
     case nil:
-      break
+      return try constructedModel(type, traits, at: position)
     }
+  }
+
+  /// `init(from:)` of a type that is not plain: a raw value, declared initial values, a default
+  /// case. Apart from `constructed` so that an array's or an Optional's level (which passes
+  /// through `constructed`) does not hold this frame too.
+  @inline(never)
+  private func constructedModel<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
+  ) throws -> T {
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
     if leniency.usesDefaultCases, let defaultable = traits.caseDefaultable {
