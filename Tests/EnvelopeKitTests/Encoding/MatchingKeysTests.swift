@@ -47,7 +47,8 @@ private struct Unreadable: Codable, Equatable {
       try ModelEncoder(matching: decoder).encode(Unreadable(value: 1))
     } throws: { error in
       guard case EncodingError.invalidValue(let value, let context) = error else { return false }
-      return value as? String == "first_name" && context.codingPath.map(\.stringValue) == ["first_name"]
+      return value as? String == "first_name"
+        && context.codingPath.map(\.stringValue) == ["first_name"]
         && context.debugDescription.contains("convertFromSnakeCase")
     }
     // Without `matching:` the encoder is JSONEncoder's: the key as .convertToSnakeCase makes it.

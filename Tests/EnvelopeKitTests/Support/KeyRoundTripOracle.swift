@@ -23,7 +23,9 @@ struct GKeyed: Codable, Equatable, CustomStringConvertible {
   init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: AnyKey.self)
     var values: [String: Int] = [:]
-    for key in container.allKeys { values[key.stringValue] = try container.decode(Int.self, forKey: key) }
+    for key in container.allKeys {
+      values[key.stringValue] = try container.decode(Int.self, forKey: key)
+    }
     self.values = values
   }
 
@@ -70,7 +72,9 @@ enum KeyRoundTripOracle {
   }
 
   /// One generated case: keys, a strategy, both directions of the round trip.
-  static func runOne<S: EntropySource>(_ source: inout S, into outcome: inout EncodingOracle.Outcome) {
+  static func runOne<S: EntropySource>(
+    _ source: inout S, into outcome: inout EncodingOracle.Outcome
+  ) {
     let (name, strategy) = strategies[source.next(strategies.count)]
     var decoder = LenientDecoder(policy: source.next(2) == 0 ? .strict : .lenient)
     decoder.keyDecodingStrategy = strategy
@@ -123,7 +127,8 @@ enum KeyRoundTripOracle {
       ]
       for spelling in spellings {
         let one = text([(spelling, 1)])
-        if let read = try? decoder.decode(GKeyed.self, from: Data(one.utf8)), read.values[key] == 1 {
+        if let read = try? decoder.decode(GKeyed.self, from: Data(one.utf8)), read.values[key] == 1
+        {
           outcome.violations.append(
             "keys \(name): \(model) threw for \"\(key)\", which the decoder reads from \(one)")
         }
