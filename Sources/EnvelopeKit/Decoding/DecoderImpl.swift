@@ -126,9 +126,7 @@ final class DecoderImpl: Decoder {
     {
       return try declaredOrDecoded(type, traits, declared, at: position)
     }
-    // `decoded` spelled out: one frame fewer per array or Optional level in debug builds.
-    if traits.finishesDecoding { return try finished(type, traits, at: position) }
-    return try constructed(type, traits, at: position)
+    return try decoded(type, traits, at: consume position)
   }
 
   /// `declared` when it is a `T`, else the decode. Apart from `unbox` so that its `T?` costs
