@@ -2,8 +2,9 @@ import Foundation
 
 // libFuzzer entry: the fuzzer's bytes drive the generator of `EncoderDifferentialTests`
 // (Tests/EnvelopeKitTests/Support/EncodingOracle.swift) and its oracle is the check: ModelEncoder
-// against Foundation's JSONEncoder, byte for byte, errors included, and the round trip of the
-// generated models through a mapped decoder. A broken promise stops the run with its input.
+// against Foundation's JSONEncoder, byte for byte, errors included, the round trip of the
+// generated models through a mapped decoder, and of generated keys through
+// ModelEncoder(matching:) (KeyRoundTripOracle.swift). A broken promise stops the run with its input.
 // Built by Fuzz/run.sh.
 
 @_cdecl("LLVMFuzzerTestOneInput")

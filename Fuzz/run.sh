@@ -4,7 +4,8 @@
 #   promise      the bytes drive the generator of ReportInvariantTests; its oracle (lenient vs
 #                strict vs Foundation, the depth limit) is the check
 #   encoding     the bytes drive the generator of EncoderDifferentialTests; its oracle
-#                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip) is the check
+#                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
+#                case style through ModelEncoder(matching:)) is the check
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,7 @@ for target in "${targets[@]}"; do
   encoding)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/EncodingFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/EncodingOracle.swift \
+      Tests/EnvelopeKitTests/Support/KeyRoundTripOracle.swift \
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \
       Tests/EnvelopeKitTests/Support/SeededGenerator.swift -o Fuzz/out/fuzz-encoding

@@ -116,6 +116,8 @@ extension DecoderImpl {
   }
 
   /// Stops the decode: the input nests deeper than this thread's stack can decode.
+  /// Out of line: `unbox` calls it at every level, and its frame would be part of each level's.
+  @inline(never)
   func abort(tooDeepAt position: DecodingPosition) -> DecodingError {
     DecodingError.dataCorrupted(
       DecodingError.Context(

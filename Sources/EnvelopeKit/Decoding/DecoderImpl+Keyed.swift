@@ -199,7 +199,16 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
   func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try scalar(type, key) }
 
+  /// A nesting level passes through here: a key's mapping is looked up out of line, so that
+  /// its temporaries are not part of this frame.
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    if mappings != nil { return try decodeMapped(type, key) }
+    return try decoder.unbox(type, at: try required(key, type))
+  }
+
+  /// `decode` in a container with mappings.
+  @inline(never)
+  private func decodeMapped<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
     if let mapping = mapping(key) { return try mapped(type, key, mapping) }
     return try decoder.unbox(type, at: try required(key, type))
   }
@@ -214,8 +223,17 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
 
   /// The scalar overloads share the generic rule; they exist so the standard library's
   /// defaults (which go through `contains` and `decodeNil`) are not used.
+  /// A nesting level passes through here: as in `decode`, a mapping is looked up out of line.
   @inline(__always)
   private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+    if mappings != nil { return try optionalMapped(type, key) }
+    guard let index = lookup(key), document.kind(index) != .null else { return nil }
+    return try decoder.presentOptional(type, at: position(key, type, index: index))
+  }
+
+  /// `optional` in a container with mappings.
+  @inline(never)
+  private func optionalMapped<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
     if let mapping = mapping(key) { return try mappedOptional(type, key, mapping) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
     return try decoder.presentOptional(type, at: position(key, type, index: index))

@@ -202,7 +202,13 @@ extension DecoderImpl {
     _ type: T.Type, at position: DecodingPosition, _ keep: (consuming T) -> Void
   ) throws {
     guard leniency.dropsElements else { return keep(try unbox(type, at: position)) }
-    if try recovering({ keep(try unbox(type, at: position)) }) == nil {
+    // `recovering` spelled out: its closure would be two more frames per nesting level in
+    // debug builds.
+    let mark = recorder.mark
+    do {
+      keep(try unbox(type, at: position))
+    } catch {
+      try recover(from: error, to: mark)
       record(.dropped, at: position)
     }
   }
@@ -211,13 +217,22 @@ extension DecoderImpl {
   func presentOptional<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
     let wrapped = position.reading(type, allowsFallback: false)
     guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
-    if let value = try recovering({ try unbox(type, at: wrapped) }) { return value }
-    record(.nulled, at: wrapped)
-    return nil
+    // `recovering` spelled out, as in `element`.
+    let mark = recorder.mark
+    do {
+      return try unbox(type, at: wrapped)
+    } catch {
+      try recover(from: error, to: mark)
+      record(.nulled, at: wrapped)
+      return nil
+    }
   }
 
   /// Decodes an array of scalars; unusable elements are dropped (lenient) or thrown (strict).
-  /// The elements' frame is made only if one of them needs a position.
+  /// The elements' frame is made only if one of them needs a position. Out of line (once per
+  /// array): inlined, its four specialised loops made the frame of every array of models
+  /// larger, and an array of models is a nesting level.
+  @inline(never)
   func scalarArray<S: JSONScalar>(
     _ type: S.Type, _ elements: ArrayElements, at position: DecodingPosition
   ) throws -> [S] {
@@ -242,18 +257,14 @@ extension DecoderImpl {
     return result
   }
 
-  /// Decodes a special type. `T` is the type `special` was found for, so each result is `T`
-  /// reinterpreted, not cast.
-  func unboxSpecial<T: Decodable>(
-    _ type: T.Type, _ special: TypeTraits.Special, at position: DecodingPosition
+  /// Decodes a Foundation type by the decoder's strategies. `T` is the type `value` was found
+  /// for, so each result is `T` reinterpreted, not cast. Out of line: none of it is on the
+  /// path of a nesting level.
+  @inline(never)
+  func unboxFoundationValue<T: Decodable>(
+    _ type: T.Type, _ value: TypeTraits.FoundationValue, at position: DecodingPosition
   ) throws -> T {
-    switch special {
-    case .optional(let optional):
-      return try optional.decodeOptional(self, at: position, as: T.self)
-    case .array(let array):
-      return try array.decodeArray(self, at: position, as: T.self)
-    case .dictionary(let dictionary):
-      return try dictionary.decodeDictionary(self, at: position, as: T.self)
+    switch value {
     case .date:
       return reinterpret(try unboxDate(at: position), as: T.self)
     case .decimal:

@@ -87,16 +87,40 @@ final class DecoderImpl: Decoder {
   /// or casting with `as? T`: each costs a runtime metadata lookup per value (a sixth of
   /// citm_catalog's decode before). Results of a known type are reinterpreted once the type
   /// is proven equal.
+  ///
+  /// Every nesting level holds this frame on the stack (see `StackGuard` for the budget), so
+  /// only the usual case is here: a model's `init(from:)` with the decoder moved to the value.
+  /// Scalars, special types, declared values, default cases and `didFinishDecoding()` are out
+  /// of line.
   func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T {
     if let scalar = ScalarKind(T.self) { return try unboxScalar(scalar, as: type, at: position) }
-    var position = position
-    position.type = type
     guard stack.hasRoom else { throw abort(tooDeepAt: position) }
     let traits = traits(of: type)
-    // A declared initial value stands in for a missing or null value of any type but an
-    // Optional (nil stays nil: strict decodes it so).
     // (The policy and the value are asked first: this runs for every value, and asking
     // `fallsBack(at:)` first cost +0.8% on citm_catalog.)
+    guard traits.isPlain,
+      !leniency.fallsBack || !position.allowsFallback || !position.isMissingOrNull
+    else { return try unboxUncommon(type, traits, at: position) }
+    // `with(_:_:)` spelled out: its closure would be two more frames per level in debug builds.
+    var position = position
+    position.type = type
+    position.ownFallbacks = nil
+    swap(&self.position, &position)
+    defer { swap(&self.position, &position) }
+    return try type.init(from: self)
+  }
+
+  /// `unbox` for everything but a plain model whose value is there: a declared initial value
+  /// for a missing or null value, special types, `RawRepresentable` raw values, declared
+  /// initial values for the model's own keys, default cases and `didFinishDecoding()`.
+  @inline(never)
+  private func unboxUncommon<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: DecodingPosition
+  ) throws -> T {
+    var position = position
+    position.type = type
+    // A declared initial value stands in for a missing or null value of any type but an
+    // Optional (nil stays nil: strict decodes it so).
     if !traits.isOptional, leniency.fallsBack, position.allowsFallback, position.isMissingOrNull,
       leniency.fallsBack(at: position), let declared = position.declaredFallback
     {
@@ -124,25 +148,50 @@ final class DecoderImpl: Decoder {
   private func decoded<T: Decodable>(
     _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
   ) throws -> T {
-    if traits.finishesDecoding { return try finished(try constructed(type, traits, at: position)) }
+    if traits.finishesDecoding { return try finished(type, traits, at: position) }
     return try constructed(type, traits, at: position)
   }
 
-  /// Calls the value's `didFinishDecoding()`. Apart from `decoded` so that its casts cost
-  /// nothing for other types.
+  /// `constructed`, then the value's `didFinishDecoding()`. Apart from `decoded` so that its
+  /// casts cost nothing for other types, and so that `constructed` is inlined once (twice, it
+  /// made the frame of every array and Optional level larger).
   @inline(never)
-  private func finished<T>(_ value: T) throws -> T {
+  private func finished<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
+  ) throws -> T {
+    let value = try constructed(type, traits, at: position)
     guard var finishing = value as? any DecodingFinishing else { return value }
     finishing.didFinishDecoding()
     return finishing as? T ?? value
   }
 
-  /// A special type, or `init(from:)` with the decoder at `position`.
+  /// A special type, or `init(from:)` with the decoder at `position`. Optionals, arrays and
+  /// dictionaries are called from here, each one frame away from their elements.
   @inline(__always)
   private func constructed<T: Decodable>(
     _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
   ) throws -> T {
-    if let special = traits.special { return try unboxSpecial(type, special, at: position) }
+    switch traits.special {
+    case .optional(let optional):
+      return try optional.decodeOptional(self, at: position, as: T.self)
+    case .array(let array):
+      return try array.decodeArray(self, at: position, as: T.self)
+    case .dictionary(let dictionary):
+      return try dictionary.decodeDictionary(self, at: position, as: T.self)
+    case .value(let value):
+      return try unboxFoundationValue(type, value, at: position)
+    case nil:
+      return try constructedModel(type, traits, at: position)
+    }
+  }
+
+  /// `init(from:)` of a type that is not plain: a raw value, declared initial values, a default
+  /// case. Apart from `constructed` so that an array's or an Optional's level (which passes
+  /// through `constructed`) does not hold this frame too.
+  @inline(never)
+  private func constructedModel<T: Decodable>(
+    _ type: T.Type, _ traits: TypeTraits, at position: consuming DecodingPosition
+  ) throws -> T {
     if traits.isRawRepresentable { position.allowsFallback = false }
     position.ownFallbacks = traits.initialValues
     if leniency.usesDefaultCases, let defaultable = traits.caseDefaultable {
@@ -223,10 +272,16 @@ final class DecoderImpl: Decoder {
     do {
       return try body()
     } catch {
-      if DecodeStop.stops(error) { throw error }
-      recorder.rollback(to: mark)
+      try recover(from: error, to: mark)
       return nil
     }
+  }
+
+  /// After a value threw `error`: rethrows an error that stops the decode, else forgets the
+  /// report entries made since `mark` (the caller then drops or nulls the value).
+  func recover(from error: any Error, to mark: Int) throws {
+    if DecodeStop.stops(error) { throw error }
+    recorder.rollback(to: mark)
   }
 
   /// A scalar `T`, proven to be the Swift type `kind` names: the strict read first, with the

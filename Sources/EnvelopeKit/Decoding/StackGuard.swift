@@ -13,6 +13,16 @@
 /// `maxDepth` says. The guard reads the thread's stack bounds once per decode and, before each
 /// nested container, checks that at least `reserve` bytes remain; otherwise the decode throws.
 ///
+/// The stack budget per nesting level (x86_64; the decoder's frames, without the model's own
+/// `init(from:)`): release builds about 0.7 KB for an array read through `unkeyedContainer()`,
+/// 1.3 KB for a keyed model with an Optional child, 2.6 KB for a model in an array of models
+/// (two levels); debug builds 1.5, 1.9 and 6.3 KB. With the 64 KB reserve a 512 KB thread
+/// decodes 200 levels of arrays and of keyed models in debug builds (`DecoderSafetyTests`
+/// holds it; release: about 600 and 330). Every level passes through `DecoderImpl.unbox`,
+/// which keeps everything but a plain model's `init(from:)` out of line: a frame added on that
+/// path is paid once per level, so measure before adding one (a test that records the address
+/// of a local in a recursive model's `init(from:)` gives the bytes per level).
+///
 /// Under AddressSanitizer with fake stacks (`detect_stack_use_after_return`, on by default in
 /// recent toolchains) locals live on the heap, so the guard cannot see the depth and refuses at
 /// once ("nested too deeply ... depth 0"): run sanitised tests with

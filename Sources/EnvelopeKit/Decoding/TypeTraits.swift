@@ -15,6 +15,12 @@ final class TypeTraits: @unchecked Sendable {
     case optional(any DecodableOptional.Type)
     case array(any DecodableArray.Type)
     case dictionary(any DecodableDictionary.Type)
+    /// The Foundation types `JSONDecoder` reads by its strategies.
+    case value(FoundationValue)
+  }
+
+  /// The Foundation types the decoder reads itself, as `JSONDecoder` does.
+  enum FoundationValue {
     case date, decimal, url, data
   }
 
@@ -23,6 +29,10 @@ final class TypeTraits: @unchecked Sendable {
   let special: Special?
   let isOptional: Bool
   let isRawRepresentable: Bool
+  /// Whether `init(from:)` with the decoder at the value is all a decode takes: no special
+  /// type, raw value, declared initial values, default case or `didFinishDecoding()`. The usual
+  /// model; `DecoderImpl.unbox` decodes it without leaving its own frame.
+  let isPlain: Bool
   /// The declared initial values of a `LenientDecodable` type's properties, by name.
   let initialValues: [String: Any]?
   let caseDefaultable: (any CaseDefaultable.Type)?
@@ -45,13 +55,13 @@ final class TypeTraits: @unchecked Sendable {
     } else if let dictionary = type as? any DecodableDictionary.Type, dictionary.isReadFromObject {
       special = .dictionary(dictionary)
     } else if type == Date.self {
-      special = .date
+      special = .value(.date)
     } else if type == Decimal.self {
-      special = .decimal
+      special = .value(.decimal)
     } else if type == URL.self {
-      special = .url
+      special = .value(.url)
     } else if type == Data.self {
-      special = .data
+      special = .value(.data)
     } else {
       special = nil
     }
@@ -64,6 +74,9 @@ final class TypeTraits: @unchecked Sendable {
     }
     caseDefaultable = type as? any CaseDefaultable.Type
     finishesDecoding = type is any DecodingFinishing.Type
+    isPlain =
+      special == nil && !isRawRepresentable && initialValues == nil && caseDefaultable == nil
+      && !finishesDecoding
   }
 
   /// The traits of a type with no key mappings, from the process-wide cache; a

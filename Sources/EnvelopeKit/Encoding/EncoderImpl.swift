@@ -10,6 +10,8 @@ final class EncodingContext {
   let scalarArrays = ScalarArrays()
   /// The first misuse of the `Encoder` API, thrown when the encode ends.
   var misuse: EncodingError?
+  /// The first key the matched decoder cannot read back, thrown when the encode ends.
+  var failure: EncodingError?
   /// Snake-case conversions already made in this call.
   private var snakeCase: [String: String] = [:]
 
@@ -21,9 +23,10 @@ final class EncodingContext {
     userInfo = info
   }
 
-  /// The JSON key for `key` under the key encoding strategy.
+  /// The JSON key for `key` under the key encoding strategy, or the matched decoder's.
   @inline(__always)
   func convert(_ key: some CodingKey, path: @autoclosure () -> [any CodingKey]) -> String {
+    if let strategy = options.keysReadBy { return readBack(key, strategy, path) }
     switch options.keyEncodingStrategy {
     case .useDefaultKeys: return key.stringValue
     case .convertToSnakeCase:
@@ -35,6 +38,33 @@ final class EncodingContext {
     case .custom(let custom): return custom(path() + [key]).stringValue
     @unknown default: return key.stringValue
     }
+  }
+
+  /// The JSON key `strategy` reads back as `key` (`init(matching:)`). A key none reads back
+  /// as is written as it is and the encode throws at its end (the containers that ask cannot
+  /// throw).
+  private func readBack(
+    _ key: some CodingKey, _ strategy: LenientDecoder.KeyDecodingStrategy,
+    _ path: () -> [any CodingKey]
+  ) -> String {
+    let name = key.stringValue
+    // Under snake case the answer depends on the name alone: worked out once per encode.
+    if case .convertFromSnakeCase = strategy, let known = snakeCase[name] { return known }
+    let base = path()
+    guard let written = strategy.writtenKey(for: name, at: base) else {
+      if failure == nil {
+        failure = .invalidValue(
+          name,
+          EncodingError.Context(
+            codingPath: base + [key],
+            debugDescription: "No JSON key reads back as the key \"\(name)\" under the "
+              + "decoder's \(strategy.name) key strategy, so ModelEncoder(matching:) cannot "
+              + "write it: map the key (map(_:key:to:)) or give it another name."))
+      }
+      return name
+    }
+    if case .convertFromSnakeCase = strategy { snakeCase[name] = written }
+    return written
   }
 
   func recordMisuse(_ message: String, at path: [any CodingKey]) {
@@ -292,9 +322,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     if let array = try encodeScalarArray(value, into: member, key: key, depth: depth), array {
       return
     }
-    if !context.options.keyEncodingStrategy.isDefault,
-      let dictionary = value as? any StringKeyedDictionary
-    {
+    if context.options.convertsKeys, let dictionary = value as? any StringKeyedDictionary {
       try dictionary.encodeKeepingKeys(into: member, encoder: self, key: key, depth: depth)
       return
     }

@@ -51,3 +51,32 @@ func convertToSnakeCase(_ key: String) -> String {
   words.append(wordStart..<searchRange.upperBound)
   return words.map { key[$0].lowercased() }.joined(separator: "_")
 }
+
+extension LenientDecoder.KeyDecodingStrategy {
+  /// The JSON key this strategy reads back as `name` in the object at `path`: what
+  /// `ModelEncoder(matching:)` writes. Under `.convertFromSnakeCase`, `name` as
+  /// `.convertToSnakeCase` writes it when that reads back (JSONEncoder's output for camelCase
+  /// keys), else `name` itself when it reads back (`AdaptivePlugin`, `URLSCM`, `myURL`); nil when
+  /// neither does, and then no key does: snake case reads a key with an inner underscore
+  /// unchanged only when it has no second word, so a `name` with words joined by underscores
+  /// (`first_name`) is never read.
+  ///
+  /// The decoder's own conversion (`conversion(at:)`) is the judge of every candidate.
+  func writtenKey(for name: String, at path: [any CodingKey]) -> String? {
+    guard let read = conversion(at: path) else { return name }
+    if case .convertFromSnakeCase = self {
+      let snake = convertToSnakeCase(name)
+      if read(snake) == name { return snake }
+    }
+    return read(name) == name ? name : nil
+  }
+
+  /// The strategy as code names it, for messages.
+  var name: String {
+    switch self {
+    case .useDefaultKeys: ".useDefaultKeys"
+    case .convertFromSnakeCase: ".convertFromSnakeCase"
+    case .custom: ".custom"
+    }
+  }
+}

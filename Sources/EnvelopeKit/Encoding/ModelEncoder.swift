@@ -30,8 +30,11 @@ import Foundation
 public struct ModelEncoder: Sendable {
   /// Compact or pretty, sorted keys, slashes escaped or not: `JSONEncoder`'s options.
   public var outputFormatting: JSONEncoder.OutputFormatting = []
-  /// How property names become JSON keys (mapped keys are written as mapped).
-  public var keyEncodingStrategy: JSONEncoder.KeyEncodingStrategy = .useDefaultKeys
+  /// How property names become JSON keys (mapped keys are written as mapped). Setting it
+  /// replaces the key rule of `init(matching:)`.
+  public var keyEncodingStrategy: JSONEncoder.KeyEncodingStrategy = .useDefaultKeys {
+    didSet { keysReadBy = nil }
+  }
   /// How `Date`s are written.
   public var dateEncodingStrategy: JSONEncoder.DateEncodingStrategy = .deferredToDate
   /// How `Data` is written.
@@ -45,22 +48,41 @@ public struct ModelEncoder: Sendable {
   /// Key mappings and transforms, by model type (shared with `LenientDecoder`'s).
   var keyMappings = KeyMappings()
 
+  /// The key strategy of the decoder this encoder matches (`init(matching:)`): each key is
+  /// written as a JSON key that strategy reads back as the same key (see
+  /// `LenientDecoder.KeyDecodingStrategy.writtenKey(for:at:)`); nil: `keyEncodingStrategy`.
+  var keysReadBy: LenientDecoder.KeyDecodingStrategy?
+
+  /// Whether keys may be written otherwise than as they are (`[String: Value]` keys are not).
+  var convertsKeys: Bool { keysReadBy != nil || !keyEncodingStrategy.isDefault }
+
   /// An encoder with `JSONEncoder`'s defaults.
   public init() {}
 
   /// An encoder that writes what `decoder` reads: its key mappings (written at the first path
   /// of each) and two-way transforms, and the reverse of its strategies where one exists —
-  /// `.convertFromSnakeCase` → `.convertToSnakeCase`, dates and data in the same form,
-  /// non-finite floats as the same strings. A custom key, date or data strategy has no reverse:
-  /// the encoder keeps its default for it (set your own).
+  /// dates and data in the same form, non-finite floats as the same strings. A custom date or
+  /// data strategy has no reverse: the encoder keeps its default for it (set your own).
+  ///
+  /// Keys are written so that the decoder's key strategy reads each back as the same key:
+  /// under `.convertFromSnakeCase`, as `.convertToSnakeCase` writes it when that reads back
+  /// (`firstName` → `first_name`), else as it is (`AdaptivePlugin`, `URLSCM`, `myURL`); under a
+  /// custom strategy, as it is when the strategy reads it back. A key that no JSON key reads
+  /// back as (`first_name` under `.convertFromSnakeCase`, which reads every `a_b` as `aB`)
+  /// makes the encode throw an `EncodingError` naming it: map it (`map(_:key:to:)`) or give
+  /// it another name. Setting `keyEncodingStrategy` replaces this rule.
   ///
   /// - Parameter decoder: the decoder the models are read with.
   public init(matching decoder: LenientDecoder) {
     keyMappings = decoder.keyMappings
     userInfo = decoder.userInfo
+    // `keyEncodingStrategy` says what the keys mostly become; `keysReadBy` decides each one.
     switch decoder.keyDecodingStrategy {
-    case .convertFromSnakeCase: keyEncodingStrategy = .convertToSnakeCase
-    case .useDefaultKeys, .custom: keyEncodingStrategy = .useDefaultKeys
+    case .useDefaultKeys: keysReadBy = nil
+    case .convertFromSnakeCase:
+      keyEncodingStrategy = .convertToSnakeCase
+      keysReadBy = .convertFromSnakeCase
+    case .custom: keysReadBy = decoder.keyDecodingStrategy
     }
     switch decoder.dateDecodingStrategy {
     case .deferredToDate, .custom: dateEncodingStrategy = .deferredToDate
@@ -165,12 +187,13 @@ public struct ModelEncoder: Sendable {
     let root = EncoderImpl(
       context: context, slot: 0, depth: 1, model: T.self, parent: nil, key: nil)
     if T.self is any SpeciallyEncoded.Type
-      || (value is any StringKeyedDictionary && !keyEncodingStrategy.isDefault)
+      || (value is any StringKeyedDictionary && convertsKeys)
     {
       try root.encodeValue(value, into: 0, key: nil, depth: 1)
     } else {
       try value.encode(to: root)
     }
+    if let failure = context.failure { throw failure }
     if let misuse = context.misuse { throw misuse }
     if tree.members[0].isPending {
       throw EncodingError.invalidValue(

@@ -21,6 +21,30 @@ private func nestedArrays(_ depth: Int) -> Data {
   Data((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
 }
 
+/// A recursive keyed model, as a user writes one (synthesised `init(from:)`, an Optional child).
+private final class Chain: Decodable {
+  let child: Chain?
+  var depth: Int { 1 + (child?.depth ?? 0) }
+}
+
+/// A recursive model through an array (`{"replies":[...]}`): two nesting levels per model.
+private struct Thread: Decodable {
+  let replies: [Thread]
+  var depth: Int { 1 + (replies.map(\.depth).max() ?? 0) }
+}
+
+private func chain(_ depth: Int) -> Data {
+  Data(
+    (String(repeating: #"{"child":"#, count: depth) + "null" + String(repeating: "}", count: depth))
+      .utf8)
+}
+
+private func thread(_ depth: Int) -> Data {
+  Data(
+    (String(repeating: #"{"replies":["#, count: depth) + String(repeating: "]}", count: depth))
+      .utf8)
+}
+
 /// What a decode ended with, as text a test can compare across threads.
 private func outcome(_ decode: () throws -> Int) -> String {
   do {
@@ -43,6 +67,44 @@ private func outcome(_ decode: () throws -> Int) -> String {
       return outcome { try decoder.decode(Nested.self, from: nestedArrays(10_000)).depth }
     }
     #expect(result.hasPrefix("dataCorrupted: The JSON is nested too deeply"), "\(result)")
+  }
+
+  /// The stack budget per nesting level (see `StackGuard`): 200 levels of arrays and of keyed
+  /// models decode on a 512 KB thread, the size of a secondary thread on Apple platforms, in
+  /// debug builds too (release builds take about 600 and 330); models nested through arrays of
+  /// models, two levels each and the largest frames, 60 (release about 140).
+  @Test(arguments: [DecodingPolicy.lenient, .strict])
+  func twoHundredLevelsDecodeOnASmallStack(_ policy: DecodingPolicy) {
+    let result = onThread(stackSize: Self.smallStack) {
+      let decoder = LenientDecoder(policy: policy)
+      return [
+        outcome { try decoder.decode(Nested.self, from: nestedArrays(200)).depth },
+        outcome { try decoder.decode(Chain.self, from: chain(200)).depth },
+        outcome { try decoder.decode(Thread.self, from: thread(60)).depth },
+      ].joined(separator: ", ")
+    }
+    #expect(result == "depth 200, depth 200, depth 60")
+  }
+
+  /// Past the budget, each shape throws the depth error instead of overflowing the stack.
+  @Test(arguments: [DecodingPolicy.lenient, .strict])
+  func farDeeperModelsThrowTheDepthErrorOnASmallStack(_ policy: DecodingPolicy) {
+    let result = onThread(stackSize: Self.smallStack) {
+      var decoder = LenientDecoder(policy: policy)
+      decoder.maxDepth = 100_000
+      return [
+        outcome { try decoder.decode(Chain.self, from: chain(20_000)).depth },
+        outcome { try decoder.decode(Thread.self, from: thread(10_000)).depth },
+      ].joined(separator: "\n")
+    }
+    let outcomes = result.split(separator: "\n")
+    #expect(outcomes.count == 2)
+    for outcome in outcomes {
+      #expect(
+        outcome.hasPrefix(
+          "dataCorrupted: The JSON is nested too deeply to decode on this thread's stack"),
+        "\(outcome)")
+    }
   }
 
   @Test(arguments: [DecodingPolicy.lenient, .strict])

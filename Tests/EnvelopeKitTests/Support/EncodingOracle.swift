@@ -12,7 +12,8 @@ import Foundation
 // strategies), `ModelEncoder` writes what Foundation's `JSONEncoder` writes with sorted keys,
 // byte for byte, or throws where it throws with the same path and message; without sorted keys
 // it writes the same JSON in encoding order. The generated models of `PromiseOracle`, decoded
-// from generated JSON, are checked the same way, and round-trip through a decoder's mapping.
+// from generated JSON, are checked the same way, and round-trip through a decoder's mapping;
+// generated keys round-trip through `ModelEncoder(matching:)` (`KeyRoundTripOracle`).
 // `Fuzz/EncodingFuzzTarget.swift` runs the same oracle.
 
 /// A generated value, encoded through every part of the `Encoder` API.
@@ -475,9 +476,11 @@ enum EncodingOracle {
     var generator = EncodingGenerator(source)
     defer { source = generator.source }
     let options = generator.options()
-    switch generator.source.next(10) {
+    switch generator.source.next(11) {
     case 0:
       compare("deep", generator.deep(), options, into: &outcome)
+    case 3:
+      KeyRoundTripOracle.runOne(&generator.source, into: &outcome)
     case 1, 2:
       var models = PromiseGenerator(generator.source)
       defer { generator.source = models.source }
