@@ -162,6 +162,17 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(int(query.get("status", "503")), b"busy", "text/plain", headers)
             else:
                 self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
+        elif route == "/limited":
+            # The first `fails` requests of an id answer `status` (default 429) with every other
+            # query item as a header (X-RateLimit-Reset=..., Retry-After=..., RateLimit=...).
+            query = dict(parse_qsl(url.query))
+            n = hit("limited" + query.get("id", ""))
+            if n <= int(query.get("fails", "1")):
+                headers = [(k, v) for k, v in query.items() if k not in ("id", "fails", "status")]
+                self.send(int(query.get("status", "429")), {"message": "API rate limit exceeded"},
+                          headers=headers)
+            else:
+                self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
         elif route == "/delay":
             time.sleep(float(dict(parse_qsl(url.query)).get("seconds", "1")))
             self.send(200, {"code": 0, "msg": "ok", "data": USER})
