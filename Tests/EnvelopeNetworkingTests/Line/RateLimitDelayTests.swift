@@ -29,9 +29,9 @@ private func httpDate(_ date: Date) -> String {
 
 /// `{now+N}` and `{date+N}` replaced.
 private func resolved(_ value: String) -> String {
-  for (prefix, format) in [
-    ("{now+", { (date: Date) in String(Int(date.timeIntervalSince1970)) }), ("{date+", httpDate),
-  ] where value.hasPrefix(prefix) {
+  let epoch: @Sendable (Date) -> String = { String(Int($0.timeIntervalSince1970)) }
+  let formats: [(String, (Date) -> String)] = [("{now+", epoch), ("{date+", httpDate)]
+  for (prefix, format) in formats where value.hasPrefix(prefix) {
     let seconds = Double(value.dropFirst(prefix.count).dropLast()) ?? 0
     return format(now.addingTimeInterval(seconds))
   }
