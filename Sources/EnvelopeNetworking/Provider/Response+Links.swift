@@ -53,6 +53,7 @@ enum LinkHeader {
 
   /// `reference` as an absolute URL: itself when it has a scheme, else resolved against `base`.
   private static func resolve(_ reference: String, base: URL?) -> URL? {
+    if reference.isEmpty { return base }  // the empty reference is the base itself
     if let url = URL(string: reference), url.scheme != nil { return url }
     guard let base, let url = URL(string: reference, relativeTo: base) else { return nil }
     return url.absoluteURL
