@@ -117,7 +117,8 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
         throw error
       case .target(let target):
         try Task.checkCancellation()
-        decoded = try await sequence.provider.page(target, Page.self, at: sequence.path, following: nil)
+        decoded = try await sequence.provider.page(
+          target, Page.self, at: sequence.path, following: nil)
         if origin == nil {
           origin = try? sequence.provider.build(target).url
           if let origin { fetched.insert(origin) }

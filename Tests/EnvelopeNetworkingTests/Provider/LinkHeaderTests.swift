@@ -26,7 +26,8 @@ private func response(_ link: String, request: URL? = base) -> Response {
 @Suite struct LinkHeaderTests {
   static let cases: [LinkCase] = [
     .init(
-      name: "GitHub's header", header: #"<https://api.example.com/v1/repos?page=2>; rel="next", "#
+      name: "GitHub's header",
+      header: #"<https://api.example.com/v1/repos?page=2>; rel="next", "#
         + #"<https://api.example.com/v1/repos?page=5>; rel="last""#,
       links: [
         "next": "https://api.example.com/v1/repos?page=2",
@@ -49,7 +50,8 @@ private func response(_ link: String, request: URL? = base) -> Response {
       ]),
     .init(
       name: "commas and semicolons in quotes and in the reference",
-      header: #"<https://a.example/p;v=1?a=1,2>; title="x, y; z"; rel="next", <https://a.example/l>; rel=last"#,
+      header:
+        #"<https://a.example/p;v=1?a=1,2>; title="x, y; z"; rel="next", <https://a.example/l>; rel=last"#,
       links: ["next": "https://a.example/p;v=1?a=1,2", "last": "https://a.example/l"]),
     .init(
       name: "an escaped quote in a parameter",

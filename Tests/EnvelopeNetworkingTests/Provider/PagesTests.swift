@@ -80,7 +80,8 @@ final class SentURLs: Plugin, @unchecked Sendable {
   @Test func aCursorAPIPagesThroughTheNextClosure() async throws {
     let id = uniqueID()
     let provider = Provider<Route>()
-    let pages = provider.pages(Route("/cursor", ["id": id]), as: CursorPage.self) { page, response in
+    let pages = provider.pages(Route("/cursor", ["id": id]), as: CursorPage.self) {
+      page, response in
       #expect(response.statusCode == 200)
       return page.next.map { Route("/cursor", ["id": id, "cursor": $0]) }
     }
