@@ -92,12 +92,17 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
     private var step: Step
     /// The URLs fetched by following links, and the first page's: a link back to one is a loop.
     private var fetched: Set<URL> = []
-    /// Where the first page was sent, which decides what a followed link may carry.
+    /// Where the first page was sent (its prepared request), which decides what a followed link
+    /// may carry.
     private var origin: URL?
+    /// The one rule for what a request may carry to another origin (the provider's sensitive
+    /// headers included).
+    private let redirects: RedirectGuard
 
     init(sequence: PageSequence) {
       self.sequence = sequence
       self.step = .target(sequence.first)
+      self.redirects = RedirectGuard(sensitiveHeaders: sequence.provider.sensitiveHeaders)
     }
 
     /// The next page, or nil after the last.
@@ -119,15 +124,13 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
         try Task.checkCancellation()
         decoded = try await sequence.provider.page(
           target, Page.self, at: sequence.path, following: nil)
-        if origin == nil {
-          origin = try? sequence.provider.build(target).url
-          if let origin { fetched.insert(origin) }
+        if origin == nil, let sent = decoded.response.request?.url {
+          origin = sent
+          fetched.insert(sent)
         }
       case .link(let url):
         try Task.checkCancellation()
-        let link = PageLink(
-          url: url, origin: origin,
-          redirects: RedirectGuard(sensitiveHeaders: sequence.provider.sensitiveHeaders))
+        let link = PageLink(url: url, origin: origin, redirects: redirects)
         decoded = try await sequence.provider.page(
           sequence.first, Page.self, at: sequence.path, following: link)
       }
@@ -169,8 +172,8 @@ public enum PagingError: Error, Sendable, CustomStringConvertible {
 struct PageLink: Sendable {
   /// The link, absolute.
   let url: URL
-  /// Where the first page was sent; nil when it could not be built (then the first page failed
-  /// and no link is followed; were one, it would count as another origin).
+  /// Where the first page was sent; nil when its response does not say (then every link counts
+  /// as another origin).
   let origin: URL?
   /// The one rule for what a request may carry to another origin.
   let redirects: RedirectGuard
