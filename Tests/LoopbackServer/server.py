@@ -168,7 +168,9 @@ class Handler(BaseHTTPRequestHandler):
             query = dict(parse_qsl(url.query))
             n = hit("limited" + query.get("id", ""))
             if n <= int(query.get("fails", "1")):
-                headers = [(k, v) for k, v in query.items() if k not in ("id", "fails", "status")]
+                # A value "+N" is the epoch second N seconds from now, on this server's clock.
+                headers = [(k, str(int(time.time()) + int(v[1:])) if v.startswith("+") else v)
+                           for k, v in query.items() if k not in ("id", "fails", "status")]
                 self.send(int(query.get("status", "429")), {"message": "API rate limit exceeded"},
                           headers=headers)
             else:

@@ -14,16 +14,24 @@ private final class WallClock: Plugin, @unchecked Sendable {
   private var sent: [Date] = []
   private var received: [Date] = []
   private var waits: [Duration] = []
+  private var resets: [String] = []
 
   var all: (sent: [Date], received: [Date], waits: [Duration]) {
     lock.withLock { (sent, received, waits) }
   }
+  /// The `X-RateLimit-Reset` of each failure.
+  var resetHeaders: [String] { lock.withLock { resets } }
 
   func willSend(_ request: URLRequest, target: any TargetType) async {
     lock.withLock { sent.append(Date()) }
   }
   func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
-    lock.withLock { received.append(Date()) }
+    var reset: String?
+    if case .failure(let error) = result { reset = error.response?.header("X-RateLimit-Reset") }
+    lock.withLock {
+      received.append(Date())
+      if let reset { resets.append(reset) }
+    }
   }
   func willRetry(after error: ProviderError, target: any TargetType, attempt: Int, delay: Duration)
     async
@@ -40,21 +48,20 @@ private final class WallClock: Plugin, @unchecked Sendable {
   @Test func aSpent403IsRetriedAtXRateLimitReset() async throws {
     let clock = WallClock()
     let id = uniqueID()
-    // The next whole second but one: between 1 and 2 s away, in epoch seconds as GitHub sends.
-    let reset = (Date().timeIntervalSince1970).rounded(.down) + 2
+    // The server's whole second now, plus 2: between 1 and 2 s after it answers, in epoch
+    // seconds as GitHub sends it (made by the server, so a slow request on a loaded machine
+    // does not eat the wait).
     let provider = Provider<Route>(plugins: [RetryPolicy(), clock])
     let count = try await provider.request(
       Route(
         "/limited",
-        [
-          "id": id, "status": "403", "X-RateLimit-Remaining": "0",
-          "X-RateLimit-Reset": String(Int(reset)),
-        ]),
+        ["id": id, "status": "403", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "+2"]),
       as: Hits.self
     ).count
     #expect(count == 2)
     let (sent, received, waits) = clock.all
     try #require(sent.count == 2 && received.count >= 1 && waits.count == 1)
+    let reset = try #require(clock.resetHeaders.first.flatMap(TimeInterval.init))
     let expected = reset - received[0].timeIntervalSince1970
     let chosen = seconds(waits[0])
     let waited = sent[1].timeIntervalSince(received[0])
