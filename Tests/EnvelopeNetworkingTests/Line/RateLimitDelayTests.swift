@@ -1,7 +1,8 @@
 import EnvelopeKit
-import EnvelopeNetworking
 import Foundation
 import Testing
+
+@testable import EnvelopeNetworking
 
 /// One rate-limited (or not) answer and the wait `RetryPolicy()` must choose for it.
 struct RateLimitCase: Sendable, CustomTestStringConvertible {
@@ -115,5 +116,41 @@ private func resolved(_ value: String) -> String {
     let response = Response(statusCode: 429, headers: ["Retry-After": "3"], data: Data())
     let error = ProviderError.business(code: 42900, message: "slow down", response: response)
     #expect(RetryPolicy().delay(after: error, attempt: 1, now: now) == .seconds(3))
+  }
+
+  /// Generated rate-limit fields, well-formed or not: a wait is never negative, it is the time
+  /// until the `retryAfter` the app is told (never before it), and a 403 whose quota is not
+  /// spent is never retried.
+  @Test func generatedRateLimitFieldsNeverWaitTooLittleOrRetryARefusal() throws {
+    var generator = SeededLinks(seed: 0x4A7E_11A1)
+    let names = [
+      "Retry-After", "RateLimit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset",
+      "X-RateLimit-Remaining", "X-RateLimit-Reset",
+    ]
+    let values = [
+      "0", "1", "-3", "2.5", "1e300", "nan", "abc", "{now+4}", "{date+2}", #""q";r=0;t=3"#,
+      #""q";r=2;t=1"#, "limit=5, remaining=0, reset=2", #""q";q=10;w=6"#, "r=0", ";;,,\"",
+    ]
+    for _ in 0..<1_000 {
+      var headers: [String: String] = [:]
+      for _ in 0..<Int.random(in: 0...3, using: &generator) {
+        let name = names.randomElement(using: &generator) ?? "RateLimit"
+        headers[name] = resolved(values.randomElement(using: &generator) ?? "0")
+      }
+      let status = Bool.random(using: &generator) ? 403 : 429
+      let response = Response(statusCode: status, headers: headers, data: Data())
+      let delay = RetryPolicy().delay(after: .status(response), attempt: 1, now: now)
+      if status == 403 && !response.isRateLimited {
+        #expect(delay == nil, "\(headers)")
+        continue
+      }
+      let wait = try #require(delay, "\(headers)")
+      #expect(wait >= .zero)
+      // What the app is told and what the policy waits agree (a wait is capped at a week).
+      if let date = response.retryAfter(now: now) {
+        let left = min(max(0, date.timeIntervalSince(now)), 7 * 24 * 3600)
+        #expect(seconds(wait) >= left && seconds(wait) < left + 0.002, "\(headers)")
+      }
+    }
   }
 }

@@ -120,6 +120,24 @@ private func response(_ link: String, request: URL? = base) -> Response {
   }
 }
 
+extension LinkHeaderTests {
+  /// Generated garbage from the characters that matter to the parser (separators, quotes,
+  /// escapes, brackets): never a crash, and every link found is absolute.
+  @Test func generatedGarbageGivesOnlyAbsoluteLinksAndNeverCrashes() {
+    var generator = SeededLinks(seed: 0xBAD_11E4)
+    let alphabet = Array(#"<>;,="\ relnxt/?:.ahp"#)
+    for _ in 0..<2_000 {
+      let header = String(
+        (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+          alphabet.randomElement(using: &generator) ?? " "
+        })
+      for url in response(header).links.values {
+        #expect(url.scheme != nil, "header: \(header)")
+      }
+    }
+  }
+}
+
 /// A small seeded generator (SplitMix64), so a failing header is the same every run.
 struct SeededLinks: RandomNumberGenerator {
   var state: UInt64
