@@ -139,7 +139,8 @@ final class SentURLs: Plugin, @unchecked Sendable {
     #expect(pages.map(\.authorization) == Array(repeating: "Bearer planted-token", count: 3))
   }
 
-  @Test func aConsumerThatStopsAfterTheFirstPageSendsNoMoreRequests() async throws {
+  /// On the main actor, as an app's view model consumes it (this compiles in Swift 6 mode).
+  @MainActor @Test func aConsumerThatStopsAfterTheFirstPageSendsNoMoreRequests() async throws {
     let id = uniqueID()
     var seen = 0
     for try await page in Provider<Route>().pages(
