@@ -180,7 +180,7 @@ class Handler(BaseHTTPRequestHandler):
             # {"items": [...], "authorization": ..., "port": ...}, in an envelope when `envelope`
             # is 1. `link` says how the next link is written: relative (default), absolute (this
             # Host), cross (localhost), other:PORT (127.0.0.1:PORT), loop (this page again).
-            # Page `fail` answers 500; page `slow` waits 3 s first.
+            # Page `fail` answers 500, page `flaky` 503 the first time; page `slow` waits 3 s first.
             query = dict(parse_qsl(url.query))
             hit("pages" + query.get("id", ""))
             page, per, total = int(query.get("page", "1")), int(query.get("per", "10")), int(query.get("total", "23"))
@@ -188,6 +188,9 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(3)
             if query.get("fail") == str(page):
                 self.send(500, b"page failed", "text/plain")
+                return
+            if query.get("flaky") == str(page) and hit("pages-flaky" + query.get("id", "")) == 1:
+                self.send(503, b"busy", "text/plain")
                 return
             port = self.server.server_address[1]
             body = {"items": [{"id": i} for i in range((page - 1) * per + 1, min(page * per, total) + 1)],

@@ -77,6 +77,22 @@ final class SentURLs: Plugin, @unchecked Sendable {
     #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
   }
 
+  @Test func eachPageIsRetriedAndCachedAsAnyCall() async throws {
+    let id = uniqueID()
+    var target = Route("/pages", ["id": id, "flaky": "2"])
+    target.cachePolicy = .cacheElseLoad(maxAge: .seconds(60))
+    let provider = Provider<Route>(
+      plugins: [RetryPolicy(baseDelay: .milliseconds(1))], cache: MemoryCache())
+    let first = await collect(provider.pages(target, as: [Item].self, at: "items"))
+    #expect(first.error == nil)
+    #expect(first.pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 4)  // page 2 twice: a 503, then its retry
+    // Again: every page, the followed ones too, from the cache.
+    let again = await collect(provider.pages(target, as: [Item].self, at: "items"))
+    #expect(again.pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 4)
+  }
+
   @Test func aCursorAPIPagesThroughTheNextClosure() async throws {
     let id = uniqueID()
     let provider = Provider<Route>()
