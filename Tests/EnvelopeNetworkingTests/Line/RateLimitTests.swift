@@ -46,11 +46,24 @@ private final class WallClock: Plugin, @unchecked Sendable {
   }
 
   @Test func aSpent403IsRetriedAtXRateLimitReset() async throws {
+    // A full `swift test` on two busy cores can deliver an answer seconds late (every suite
+    // starts at once on a cooperative pool two threads wide), after the reset it names: that
+    // round checks what holds whatever the load (never early, never longer than needed), and
+    // the ±20% is measured on the first round whose answer arrived with the reset still ahead.
+    for round in 1...3 {
+      let measured = try await spent403Round()
+      if measured || round == 3 {
+        #expect(measured, "three answers in a row arrived after their reset: no wait to measure")
+        return
+      }
+    }
+  }
+
+  /// One 403 whose `X-RateLimit-Reset` is the server's whole second plus 2 (1 to 2 s after it
+  /// answers, in epoch seconds as GitHub sends it); true when the wait could be measured.
+  private func spent403Round() async throws -> Bool {
     let clock = WallClock()
     let id = uniqueID()
-    // The server's whole second now, plus 2: between 1 and 2 s after it answers, in epoch
-    // seconds as GitHub sends it (made by the server, so a slow request on a loaded machine
-    // does not eat the wait).
     let provider = Provider<Route>(plugins: [RetryPolicy(), clock])
     let count = try await provider.request(
       Route(
@@ -64,11 +77,15 @@ private final class WallClock: Plugin, @unchecked Sendable {
     let reset = try #require(clock.resetHeaders.first.flatMap(TimeInterval.init))
     let expected = reset - received[0].timeIntervalSince1970
     let chosen = seconds(waits[0])
+    // Never before the reset (the server would refuse again), never longer than the reset is
+    // from the answer's arrival.
+    #expect(sent[1].timeIntervalSince1970 >= reset - 0.01)
+    #expect(chosen <= max(0, expected) + 0.01, "chose \(chosen) s for \(expected) s")
+    guard expected >= 0.8 else { return false }
     let waited = sent[1].timeIntervalSince(received[0])
     #expect(abs(chosen - expected) <= 0.2 * expected, "chose \(chosen) s for \(expected) s")
     #expect(abs(waited - expected) <= 0.2 * expected, "waited \(waited) s for \(expected) s")
-    // Never before the reset: the server would refuse again.
-    #expect(sent[1].timeIntervalSince1970 >= reset - 0.01)
+    return true
   }
 
   @Test func aResetBeyondMaxDelayFailsAtOnceWithTheResetOnTheError() async throws {
