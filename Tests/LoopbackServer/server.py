@@ -162,6 +162,71 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(int(query.get("status", "503")), b"busy", "text/plain", headers)
             else:
                 self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
+        elif route == "/limited":
+            # The first `fails` requests of an id answer `status` (default 429) with every other
+            # query item as a header (X-RateLimit-Reset=..., Retry-After=..., RateLimit=...).
+            query = dict(parse_qsl(url.query))
+            n = hit("limited" + query.get("id", ""))
+            if n <= int(query.get("fails", "1")):
+                # A value "+N" is the epoch second N seconds from now, on this server's clock.
+                headers = [(k, str(int(time.time()) + int(v[1:])) if v.startswith("+") else v)
+                           for k, v in query.items() if k not in ("id", "fails", "status")]
+                self.send(int(query.get("status", "429")), {"message": "API rate limit exceeded"},
+                          headers=headers)
+            else:
+                self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
+        elif route == "/pages":
+            # `total` items (default 23), `per` a page (default 10), page `page` (from 1), as
+            # {"items": [...], "authorization": ..., "port": ...}, in an envelope when `envelope`
+            # is 1. `link` says how the next link is written: relative (default), absolute (this
+            # Host), cross (localhost), other:PORT (127.0.0.1:PORT), loop (this page again).
+            # Page `fail` answers 500, page `flaky` 503 the first time; page `slow` waits 3 s first.
+            query = dict(parse_qsl(url.query))
+            hit("pages" + query.get("id", ""))
+            page, per, total = int(query.get("page", "1")), int(query.get("per", "10")), int(query.get("total", "23"))
+            if query.get("slow") == str(page):
+                time.sleep(3)
+            if query.get("fail") == str(page):
+                self.send(500, b"page failed", "text/plain")
+                return
+            if query.get("flaky") == str(page) and hit("pages-flaky" + query.get("id", "")) == 1:
+                self.send(503, b"busy", "text/plain")
+                return
+            port = self.server.server_address[1]
+            body = {"items": [{"id": i} for i in range((page - 1) * per + 1, min(page * per, total) + 1)],
+                    "authorization": self.headers.get("Authorization") or "",
+                    "apiKey": self.headers.get("X-Api-Key") or "", "port": port}
+            if query.get("envelope") == "1":
+                body = {"code": 0, "msg": "ok", "data": body}
+            last = max(1, -(-total // per))
+
+            def at(n):
+                q = dict(query)
+                q["page"] = str(n)
+                path = "/pages?" + "&".join("%s=%s" % (k, v) for k, v in sorted(q.items()))
+                mode = query.get("link", "relative")
+                if mode == "absolute":
+                    return "http://%s%s" % (self.headers.get("Host"), path)
+                if mode == "cross":
+                    return "http://localhost:%d%s" % (port, path)
+                if mode.startswith("other:"):
+                    return "http://127.0.0.1:%s%s" % (mode[len("other:"):], path)
+                return path
+
+            links = ['<%s>; rel="first"' % at(1)]
+            if page < last:
+                target = at(page) if query.get("link") == "loop" else at(page + 1)
+                links.append('<%s>; title="page, next; more"; REL="Next"' % target)
+            links.append('<%s>; rel=last' % at(last))
+            self.send(200, body, headers=[("Link", ", ".join(links))])
+        elif route == "/cursor":
+            # Five items a page, 12 in all, with the next page's cursor (null on the last).
+            query = dict(parse_qsl(url.query))
+            hit("cursor" + query.get("id", ""))
+            start = int(query.get("cursor") or "0")
+            items = [{"id": i} for i in range(start + 1, min(start + 5, 12) + 1)]
+            following = str(start + 5) if start + 5 < 12 else None
+            self.send(200, {"code": 0, "msg": "ok", "data": {"items": items, "next": following}})
         elif route == "/delay":
             time.sleep(float(dict(parse_qsl(url.query)).get("seconds", "1")))
             self.send(200, {"code": 0, "msg": "ok", "data": USER})

@@ -47,3 +47,65 @@ enum HTTPDate {
     return nil
   }
 }
+
+/// The one splitter for header values that hold lists (`Link`, `RateLimit`): `separator`s inside
+/// a quoted string (with `\` escapes) or inside `<…>` do not split; parts are trimmed and empty
+/// parts dropped.
+enum HeaderList {
+  static func split(_ value: Substring, on separator: Character) -> [Substring] {
+    var parts: [Substring] = []
+    var start = value.startIndex
+    var index = value.startIndex
+    var quoted = false
+    var bracketed = false
+    while index < value.endIndex {
+      let character = value[index]
+      if quoted {
+        if character == "\\" {
+          index = value.index(after: index)
+          if index == value.endIndex { break }
+        } else if character == "\"" {
+          quoted = false
+        }
+      } else if character == "\"" {
+        quoted = true
+      } else if character == "<" {
+        bracketed = true
+      } else if character == ">" {
+        bracketed = false
+      } else if character == separator && !bracketed {
+        parts.append(value[start..<index])
+        start = value.index(after: index)
+      }
+      index = value.index(after: index)
+    }
+    parts.append(value[start..<value.endIndex])
+    return parts.map { $0.trimmingCharacters(in: .whitespaces)[...] }.filter { !$0.isEmpty }
+  }
+
+  /// A parameter's value without its quotes and escapes (`"a\"b"` is `a"b`); a token as it is.
+  static func unquoted(_ value: Substring) -> String {
+    let value = value.trimmingCharacters(in: .whitespaces)
+    guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") else { return value }
+    var text = ""
+    var escaped = false
+    for character in value.dropFirst().dropLast() {
+      if escaped || character != "\\" {
+        text.append(character)
+        escaped = false
+      } else {
+        escaped = true
+      }
+    }
+    return text
+  }
+
+  /// `name=value` (`value` unquoted), or `name` alone with a nil value; the name lower-cased.
+  static func parameter(_ part: Substring) -> (name: String, value: String?) {
+    guard let equals = part.firstIndex(of: "=") else {
+      return (part.trimmingCharacters(in: .whitespaces).lowercased(), nil)
+    }
+    let name = part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+    return (name, unquoted(part[part.index(after: equals)...]))
+  }
+}

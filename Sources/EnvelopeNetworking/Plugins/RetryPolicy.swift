@@ -17,6 +17,14 @@ import Foundation
 /// retried unless its code is in `businessCodes`. Every retry is heard by each plugin's
 /// `willRetry` (and logged by `LoggingPlugin`).
 ///
+/// Rate limits are honoured with no setting: a rate-limited answer (``Response/isRateLimited``:
+/// a 429, or a 403 whose quota is spent, `X-RateLimit-Remaining: 0`; any other 403 is not
+/// retried) is retried when the server says it may be (``Response/retryAfter``: `Retry-After`,
+/// the IETF `RateLimit` field's `t=` or `reset=`, `X-RateLimit-Reset` in epoch seconds), or
+/// after the backoff when it does not say. A reset further away than what is left of `maxDelay`
+/// fails the call at once; its error's ``ProviderError/retryAfter`` tells your app when to try
+/// again.
+///
 /// ```swift
 /// let provider = Provider<API>(plugins: [RetryPolicy(maxAttempts: 4), LoggingPlugin()])
 /// ```
@@ -44,6 +52,9 @@ public struct RetryPolicy: Plugin {
   public let retriesTransportErrors: Bool
   /// Business codes retried (none by default: a business failure is the server's answer).
   public let businessCodes: Set<EnvelopeCode>
+  /// Whether a rate-limited answer (``Response/isRateLimited``) is retried when its reset comes,
+  /// whatever `statusCodes` holds.
+  public let retriesRateLimits: Bool
   private let waited = WaitedPerCall()
 
   /// Creates a policy. Values out of range are clamped: fewer than one attempt is one, a
@@ -57,11 +68,12 @@ public struct RetryPolicy: Plugin {
   ///   - statusCodes: the statuses retried.
   ///   - retriesTransportErrors: whether transport errors are retried.
   ///   - businessCodes: business codes retried.
+  ///   - retriesRateLimits: whether rate-limited answers are retried at their reset.
   public init(
     maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200),
     maxDelay: Duration = .seconds(30), methods: Set<String> = RetryPolicy.idempotentMethods,
     statusCodes: Set<Int> = [408, 429, 500, 502, 503, 504], retriesTransportErrors: Bool = true,
-    businessCodes: Set<EnvelopeCode> = []
+    businessCodes: Set<EnvelopeCode> = [], retriesRateLimits: Bool = true
   ) {
     self.maxAttempts = max(1, maxAttempts)
     self.baseDelay = max(.zero, baseDelay)
@@ -70,6 +82,7 @@ public struct RetryPolicy: Plugin {
     self.statusCodes = statusCodes
     self.retriesTransportErrors = retriesTransportErrors
     self.businessCodes = businessCodes
+    self.retriesRateLimits = retriesRateLimits
   }
 
   /// The wait before the next attempt, or nil when this failure is not retried.
@@ -97,9 +110,14 @@ public struct RetryPolicy: Plugin {
   /// - Parameters:
   ///   - error: the failure.
   ///   - attempt: 1 for the first attempt.
-  ///   - now: the time a `Retry-After` date is measured from.
-  /// - Returns: the backoff with jitter, the `Retry-After` of a 429 or 503, or nil.
+  ///   - now: the time a `Retry-After` date or a rate limit's reset is measured from.
+  /// - Returns: the backoff with jitter, the time until a rate limit's reset, the `Retry-After`
+  ///   of a 429 or 503, or nil.
   public func delay(after error: ProviderError, attempt: Int, now: Date = Date()) -> Duration? {
+    if retriesRateLimits, let response = Self.rateLimited(error) {
+      guard let date = response.retryAfter(now: now) else { return backoff(attempt: attempt) }
+      return Self.wait(until: date, now: now)
+    }
     switch error {
     case .transport(let error):
       guard retriesTransportErrors, Self.retriedTransportErrors.contains(error.code) else {
@@ -110,9 +128,11 @@ public struct RetryPolicy: Plugin {
     case .status(let response):
       guard statusCodes.contains(response.statusCode) else { return nil }
       if [429, 503].contains(response.statusCode),
-        let retryAfter = response.header("Retry-After").flatMap({ Self.retryAfter($0, now: now) })
+        let date = response.header("Retry-After").flatMap({
+          RateLimitFields.retryAfter($0, now: now)
+        })
       {
-        return retryAfter
+        return Self.wait(until: date, now: now)
       }
     default:
       return nil
@@ -127,13 +147,22 @@ public struct RetryPolicy: Plugin {
     return .milliseconds(Int64(jittered * 1000))
   }
 
-  /// A `Retry-After` value: whole seconds, or an HTTP date (a date passed is zero).
-  static func retryAfter(_ value: String, now: Date) -> Duration? {
-    let text = value.trimmingCharacters(in: .whitespaces)
-    if let seconds = Int64(text), seconds >= 0 { return .seconds(seconds) }
-    guard let date = HTTPDate.parse(text) else { return nil }
+  /// The response of a failure refused for a rate limit (an HTTP status, or a business failure
+  /// sent with a 429), else nil.
+  private static func rateLimited(_ error: ProviderError) -> Response? {
+    switch error {
+    case .status(let response), .business(_, _, let response):
+      return response.isRateLimited ? response : nil
+    default:
+      return nil
+    }
+  }
+
+  /// The time from `now` until `date` (zero for a date passed), in whole milliseconds rounded
+  /// up, so that a retry never comes before the server's time.
+  static func wait(until date: Date, now: Date) -> Duration {
     let seconds = max(0, min(date.timeIntervalSince(now), Timeout.longest))
-    return .milliseconds(Int64(seconds * 1000))
+    return .milliseconds(Int64((seconds * 1000).rounded(.up)))
   }
 }
 

@@ -47,6 +47,13 @@ protocol CallPlan<Value> {
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> Value
+  /// The next link a page call follows instead of the target's URL (`pages`); nil for others.
+  var link: PageLink? { get }
+}
+
+extension CallPlan {
+  /// No link: the target's URL.
+  var link: PageLink? { nil }
 }
 
 /// An envelope call: the status and the payload's presence read first, then `T` decoded at
@@ -242,7 +249,7 @@ extension Provider {
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
     var envelope: ReadEnvelope?
-    let result = try await self.exchange(target) { response, status in
+    let result = try await self.exchange(target, following: plan.link) { response, status in
       envelope = try plan.read(response, target, with: decoder, status: &status)
     } send: {
       try await self.line.response(to: $0, in: exchange)
@@ -276,7 +283,9 @@ extension Provider {
   ) async throws -> Plan.Value {
     var response: Response
     do {
-      response = try await line.response(to: build(target), in: exchange)
+      var request = try build(target)
+      if let link = plan.link { request = link.credentialed(link.aim(request)) }
+      response = try await line.response(to: request, in: exchange)
     } catch {
       throw try Self.providerError(error, response: nil)
     }
@@ -290,15 +299,20 @@ extension Provider {
 
   /// The stages before the decode, for a call's attempt with plugins and for every transfer:
   /// build, prepare, willSend, send, validate, read the envelope, didReceive, process. Every
-  /// failure is a `ProviderError`; cancellation is rethrown.
+  /// failure is a `ProviderError`; cancellation is rethrown. A page call `following` a link
+  /// sends the built request there, and the prepared one without the credentials another
+  /// origin must not get.
   nonisolated(nonsending) func exchange(
-    _ target: Target, read: (Response, inout EnvelopeStatus?) throws -> Void = { _, _ in },
+    _ target: Target, following link: PageLink? = nil,
+    read: (Response, inout EnvelopeStatus?) throws -> Void = { _, _ in },
     send: (URLRequest) async throws -> Response
   ) async throws -> Result<Response, ProviderError> {
     var result: Result<Response, ProviderError>
     do {
-      let built = try build(target)
-      let request = plugins.isEmpty ? built : try await prepare(built, target)
+      var built = try build(target)
+      if let link { built = link.aim(built) }
+      var request = plugins.isEmpty ? built : try await prepare(built, target)
+      if let link { request = link.credentialed(request) }
       for plugin in plugins { await plugin.willSend(request, target: target) }
       var response = try await send(request)
       try accept(&response, target, read)

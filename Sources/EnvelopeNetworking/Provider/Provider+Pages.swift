@@ -1,0 +1,220 @@
+import EnvelopeKit
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension Provider {
+  /// The pages of a listing, one call each, as the consumer asks for them.
+  ///
+  /// Without `next`, it follows the response's `Link: <…>; rel="next"` (``Response/links``)
+  /// until there is none: GitHub-style APIs. With `next`, your closure gives the target of the
+  /// next page from the page and its response, or nil at the end: cursor and offset APIs.
+  ///
+  /// Every page is a whole call of the provider: prepare (credentials), plugins, retries, the
+  /// cache, logs. A followed link is sent as is (`Provider(baseURL:)` does not rewrite it), with
+  /// the first target's method, headers and body; when it is on another origin (scheme, host and
+  /// port) than the first page, it goes without credentials, as a redirect does. Plugins see the
+  /// first target for every followed page.
+  ///
+  /// The sequence is pulled: nothing is sent before the consumer asks, and no page after it
+  /// stops; cancelling the consuming task cancels the call in flight. A failed page ends the
+  /// sequence with its error (after the pages before it); a next link to a page already
+  /// fetched ends it with ``PagingError/repeatedLink(_:)``.
+  ///
+  /// ```swift
+  /// for try await repos in provider.pages(.repos(org: "swiftlang"), as: [Repo].self, at: .root) {
+  ///   show(repos)
+  /// }
+  /// let events = provider.pages(.events(cursor: nil), as: EventPage.self) { page, _ in
+  ///   page.nextCursor.map { .events(cursor: $0) }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - target: the first page.
+  ///   - type: a page's value type.
+  ///   - path: nil to decode each page as `request(_:as:)` does (the envelope's data, under the
+  ///     target's or the decoder's format); a path to decode the value there with no envelope,
+  ///     as `request(_:as:at:)` does (`.root` for a plain JSON body).
+  ///   - next: gives the next page's target, or nil after the last; nil to follow `Link`.
+  /// - Returns: the pages, in order.
+  public func pages<Page: Decodable & Sendable>(
+    _ target: Target, as type: Page.Type = Page.self, at path: JSONPath? = nil,
+    next: (@Sendable (Page, Response) -> Target?)? = nil
+  ) -> PageSequence<Target, Page> {
+    PageSequence(provider: self, first: target, path: path, next: next)
+  }
+
+  /// One page: a whole call with its value and response.
+  nonisolated(nonsending) func page<Page: Decodable>(
+    _ target: Target, _ type: Page.Type, at path: JSONPath?, following link: PageLink?
+  ) async throws -> DecodedResponse<Page> {
+    if let path {
+      return try await run(
+        target, PagePlan(inner: WithResponse(inner: ValuePlan<Page>(path: path)), link: link))
+    }
+    return try await run(
+      target,
+      PagePlan(inner: WithResponse(inner: EnvelopePlan<Page>(format: target.envelope)), link: link))
+  }
+}
+
+/// The pages of ``Provider/pages(_:as:at:next:)``: an `AsyncSequence` that sends one call per
+/// page the consumer asks for.
+public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: AsyncSequence,
+  Sendable
+{
+  /// A page's value.
+  public typealias Element = Page
+
+  let provider: Provider<Target>
+  let first: Target
+  let path: JSONPath?
+  let next: (@Sendable (Page, Response) -> Target?)?
+
+  /// An iterator that starts at the first page.
+  ///
+  /// - Returns: the iterator.
+  public func makeAsyncIterator() -> Iterator { Iterator(sequence: self) }
+
+  /// Fetches the pages one by one.
+  public struct Iterator: AsyncIteratorProtocol, Sendable {
+    private enum Step: Sendable {
+      case target(Target)
+      case link(URL)
+      case failed(any Error)
+      case done
+    }
+
+    private let sequence: PageSequence
+    private var step: Step
+    /// The URLs fetched by following links, and the first page's: a link back to one is a loop.
+    private var fetched: Set<URL> = []
+    /// Where the first page was sent (its prepared request), which decides what a followed link
+    /// may carry.
+    private var origin: URL?
+    /// The one rule for what a request may carry to another origin (the provider's sensitive
+    /// headers included).
+    private let redirects: RedirectGuard
+
+    init(sequence: PageSequence) {
+      self.sequence = sequence
+      self.step = .target(sequence.first)
+      self.redirects = RedirectGuard(sensitiveHeaders: sequence.provider.sensitiveHeaders)
+    }
+
+    /// The next page, or nil after the last.
+    ///
+    /// - Returns: the page's value.
+    /// - Throws: the failed page's error (`ProviderError`, your mapped error, or
+    ///   `CancellationError`), or `ProviderError.underlying(PagingError…)` for a link loop.
+    public mutating func next() async throws -> Page? {
+      let current = step
+      // Whatever happens now, a failure ends the sequence.
+      step = .done
+      let decoded: DecodedResponse<Page>
+      switch current {
+      case .done:
+        return nil
+      case .failed(let error):
+        throw error
+      case .target(let target):
+        try Task.checkCancellation()
+        decoded = try await sequence.provider.page(
+          target, Page.self, at: sequence.path, following: nil)
+        if origin == nil, let sent = decoded.response.request?.url {
+          origin = sent
+          fetched.insert(sent)
+        }
+      case .link(let url):
+        try Task.checkCancellation()
+        let link = PageLink(url: url, origin: origin, redirects: redirects)
+        decoded = try await sequence.provider.page(
+          sequence.first, Page.self, at: sequence.path, following: link)
+      }
+      step = following(decoded)
+      return decoded.value
+    }
+
+    /// What comes after `page`: the closure's target, or the next link, or the end.
+    private mutating func following(_ page: DecodedResponse<Page>) -> Step {
+      if let next = sequence.next {
+        return next(page.value, page.response).map(Step.target) ?? .done
+      }
+      guard let url = page.response.links["next"] else { return .done }
+      guard fetched.insert(url).inserted else {
+        return .failed(
+          ProviderError.underlying(PagingError.repeatedLink(url), response: page.response))
+      }
+      return .link(url)
+    }
+  }
+}
+
+/// Why ``Provider/pages(_:as:at:next:)`` stopped following links.
+public enum PagingError: Error, Sendable, CustomStringConvertible {
+  /// A `rel="next"` link named a page the sequence had already fetched: the server's links
+  /// loop (or a stub answers every page with the same `Link`).
+  case repeatedLink(URL)
+
+  /// What happened, with the link.
+  public var description: String {
+    switch self {
+    case .repeatedLink(let url):
+      return "The next link \(Redaction.default.url(url)) names a page already fetched."
+    }
+  }
+}
+
+/// A next link a page call follows instead of its target's URL.
+struct PageLink: Sendable {
+  /// The link, absolute.
+  let url: URL
+  /// Where the first page was sent; nil when its response does not say (then every link counts
+  /// as another origin).
+  let origin: URL?
+  /// The one rule for what a request may carry to another origin.
+  let redirects: RedirectGuard
+
+  /// The built request, sent to the link instead (its query is the link's).
+  func aim(_ request: URLRequest) -> URLRequest {
+    var request = request
+    request.url = url
+    return request
+  }
+
+  /// The prepared request without the credentials another origin must not get.
+  func credentialed(_ request: URLRequest) -> URLRequest {
+    redirects.redirect(request, from: [origin ?? URL(string: "about:blank")])
+  }
+}
+
+/// A page call: another plan's value and response, sent to a followed link when there is one.
+struct PagePlan<Inner: CallPlan>: CallPlan {
+  var inner: Inner
+  var link: PageLink?
+  var cacheUse: CacheUse { inner.cacheUse }
+
+  func read(
+    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
+    status: inout EnvelopeStatus?
+  ) throws -> ReadEnvelope? {
+    try inner.read(response, target, with: decoder, status: &status)
+  }
+
+  func decode(
+    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
+    with decoder: LenientDecoder, report: inout DecodingReport
+  ) throws -> Inner.Value {
+    try inner.decode(response, envelope, target, with: decoder, report: &report)
+  }
+
+  func decodeOnce(
+    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
+    status: inout EnvelopeStatus?, report: inout DecodingReport
+  ) throws -> Inner.Value {
+    try inner.decodeOnce(response, target, with: decoder, status: &status, report: &report)
+  }
+}

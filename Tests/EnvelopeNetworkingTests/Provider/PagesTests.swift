@@ -1,0 +1,222 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+import LoopbackServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One item of the loopback server's `/pages` and `/cursor` listings.
+struct Item: Codable, Equatable, Sendable { var id: Int }
+
+/// A page of `/pages`: its items and what the server saw.
+struct ItemPage: Codable, Sendable {
+  var items: [Item]
+  var authorization: String
+  var apiKey: String
+  var port: Int
+}
+
+/// A page of `/cursor`: its items and the next page's cursor.
+struct CursorPage: Codable, Sendable {
+  var items: [Item]
+  var next: String?
+}
+
+/// Collects the pages of a sequence, and the error that ended it.
+func collect<S: AsyncSequence>(_ pages: S) async -> (pages: [S.Element], error: (any Error)?) {
+  var collected: [S.Element] = []
+  do {
+    for try await page in pages { collected.append(page) }
+  } catch {
+    return (collected, error)
+  }
+  return (collected, nil)
+}
+
+/// Hears the token a plugin provider is asked for, and every request sent.
+final class SentURLs: Plugin, @unchecked Sendable {
+  private let lock = NSLock()
+  private var urls: [URL] = []
+  var all: [URL] { lock.withLock { urls } }
+
+  func willSend(_ request: URLRequest, target: any TargetType) async {
+    lock.withLock { urls.append(request.url ?? URL(fileURLWithPath: "/")) }
+  }
+}
+
+@Suite(.serialized) struct PagesTests {
+  let server: TestServer
+
+  init() throws {
+    server = try #require(TestServer.shared, "python3 must be available for the loopback server")
+  }
+
+  @Test func twentyThreeItemsOverThreeLinkPages() async throws {
+    let id = uniqueID()
+    let sent = SentURLs()
+    let provider = Provider<Route>(plugins: [sent])
+    let (pages, error) = await collect(
+      provider.pages(Route("/pages", ["id": id]), as: [Item].self, at: "items"))
+    #expect(error == nil)
+    #expect(pages.map(\.count) == [10, 10, 3])
+    #expect(pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 3)
+    // Each page went through the plugins; the relative links were resolved against the request.
+    #expect(sent.all.map { $0.query?.contains("page=") ?? false } == [false, true, true])
+    #expect(sent.all.allSatisfy { $0.host == "127.0.0.1" && $0.port == server.port })
+  }
+
+  @Test func envelopePagesAreTheirData() async throws {
+    let id = uniqueID()
+    let (pages, error) = await collect(
+      Provider<Route>().pages(Route("/pages", ["id": id, "envelope": "1"]), as: ItemPage.self))
+    #expect(error == nil)
+    #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
+  }
+
+  @Test func eachPageIsRetriedAndCachedAsAnyCall() async throws {
+    let id = uniqueID()
+    var target = Route("/pages", ["id": id, "flaky": "2"])
+    target.cachePolicy = .cacheElseLoad(maxAge: .seconds(60))
+    let provider = Provider<Route>(
+      plugins: [RetryPolicy(baseDelay: .milliseconds(1))], cache: MemoryCache())
+    let first = await collect(provider.pages(target, as: [Item].self, at: "items"))
+    #expect(first.error == nil)
+    #expect(first.pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 4)  // page 2 twice: a 503, then its retry
+    // Again: every page, the followed ones too, from the cache.
+    let again = await collect(provider.pages(target, as: [Item].self, at: "items"))
+    #expect(again.pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 4)
+  }
+
+  @Test func aCursorAPIPagesThroughTheNextClosure() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>()
+    let pages = provider.pages(Route("/cursor", ["id": id]), as: CursorPage.self) {
+      page, response in
+      #expect(response.statusCode == 200)
+      return page.next.map { Route("/cursor", ["id": id, "cursor": $0]) }
+    }
+    let (collected, error) = await collect(pages)
+    #expect(error == nil)
+    #expect(collected.map(\.items.count) == [5, 5, 2])
+    #expect(collected.flatMap(\.items) == (1...12).map(Item.init))
+    #expect(try await hits("cursor" + id).count == 3)
+  }
+
+  @Test func anAbsoluteNextLinkIsNotRewrittenByTheProvidersBaseURL() async throws {
+    let other = try TestServer()
+    defer { other.stop() }
+    let id = uniqueID()
+    var target = Route("/pages", ["id": id, "link": "other:\(other.port)"])
+    target.server = nil  // the target's own base URL is nowhere: the provider's replaces it
+    let provider = Provider<Route>(baseURL: server.baseURL)
+    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self, at: .root))
+    #expect(error == nil)
+    #expect(pages.map(\.port) == [server.port, other.port, other.port])
+    #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
+  }
+
+  /// A provider whose credentials come from a plugin, and one whose come from the target's
+  /// headers (no plugins: the direct attempt).
+  static let credentialed: [String] = ["plugin", "target headers"]
+
+  @Test(arguments: credentialed)
+  func aNextLinkToAnotherOriginGoesWithoutCredentials(_ source: String) async throws {
+    let id = uniqueID()
+    var target = Route("/pages", ["id": id, "link": "cross"])
+    target.authorization = .bearer
+    target.headers = ["X-Api-Key": "planted-key"]
+    let provider: Provider<Route>
+    if source == "plugin" {
+      provider = Provider(plugins: [AccessTokenPlugin(token: { "planted-token" })])
+    } else {
+      target.headers["Authorization"] = "Bearer planted-token"
+      provider = Provider()
+    }
+    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self, at: .root))
+    #expect(error == nil)
+    #expect(pages.map(\.authorization) == ["Bearer planted-token", "", ""])
+    #expect(pages.map(\.apiKey) == ["planted-key", "", ""])
+    #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
+  }
+
+  @Test func aNextLinkToTheSameOriginKeepsCredentials() async throws {
+    let id = uniqueID()
+    var target = Route("/pages", ["id": id, "link": "absolute"])
+    target.headers = ["Authorization": "Bearer planted-token"]
+    let (pages, error) = await collect(
+      Provider<Route>().pages(target, as: ItemPage.self, at: .root))
+    #expect(error == nil)
+    #expect(pages.map(\.authorization) == Array(repeating: "Bearer planted-token", count: 3))
+  }
+
+  /// On the main actor, as an app's view model consumes it (this compiles in Swift 6 mode).
+  @MainActor @Test func aConsumerThatStopsAfterTheFirstPageSendsNoMoreRequests() async throws {
+    let id = uniqueID()
+    var seen = 0
+    for try await page in Provider<Route>().pages(
+      Route("/pages", ["id": id]), as: [Item].self, at: "items")
+    {
+      seen += page.count
+      break
+    }
+    #expect(seen == 10)
+    try await Task.sleep(for: .milliseconds(100))
+    #expect(try await hits("pages" + id).count == 1)
+  }
+
+  @Test func aFailingPageEndsTheSequenceWithItsError() async throws {
+    let id = uniqueID()
+    let pages = Provider<Route>().pages(
+      Route("/pages", ["id": id, "fail": "2"]), as: [Item].self, at: "items")
+    var iterator = pages.makeAsyncIterator()
+    #expect(try await iterator.next()?.count == 10)
+    do {
+      _ = try await iterator.next()
+      Issue.record("the failed page gave a value")
+    } catch ProviderError.status(let response) {
+      #expect(response.statusCode == 500)
+    }
+    #expect(try await iterator.next() == nil)
+    #expect(try await hits("pages" + id).count == 2)
+  }
+
+  @Test func aNextLinkThatLoopsEndsTheSequenceWithPagingError() async throws {
+    let id = uniqueID()
+    let (pages, error) = await collect(
+      Provider<Route>().pages(
+        Route("/pages", ["id": id, "link": "loop"]), as: [Item].self, at: "items"))
+    // Page 1's next link names page 1 in other words (its query spelt out): fetched once more,
+    // then that page's link repeats and the sequence stops.
+    #expect(pages.count == 2)
+    guard case .underlying(let underlying, let response)? = error as? ProviderError,
+      case .repeatedLink(let url)? = underlying as? PagingError
+    else {
+      Issue.record("ended with \(String(describing: error))")
+      return
+    }
+    #expect(response?.statusCode == 200)
+    #expect(url.query?.contains("page=1") == true)
+  }
+
+  @Test func cancellingTheConsumerCancelsThePageInFlight() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>()
+    let started = ContinuousClock.now
+    let consumer = Task {
+      await collect(
+        provider.pages(Route("/pages", ["id": id, "slow": "1"]), as: [Item].self, at: "items")
+      ).error
+    }
+    try await Task.sleep(for: .milliseconds(200))
+    consumer.cancel()
+    let error = await consumer.value
+    #expect(error is CancellationError, "\(String(describing: error))")
+    #expect(ContinuousClock.now - started < .seconds(2.5))
+  }
+}
