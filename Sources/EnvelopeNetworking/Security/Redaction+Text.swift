@@ -140,32 +140,46 @@ extension Redaction {
 }
 
 /// Numbers each distinct secret value of one recording run, by first appearance: `<token 1>`,
-/// `<token 2>`, … A value that already is such a placeholder (a replayed response handed it to
-/// the app, which sends it back) keeps its number, and the next new value is numbered after it,
-/// so a replay numbers the values it meets as the recording did.
+/// `<token 2>`, …
+///
+/// What a request is matched on tells two kinds of secret apart. A secret the run first met in
+/// a response (a token the server issued) keeps its number in the request keys of later
+/// requests that send it, so a request carrying the token a refresh issued matches the
+/// recordings made with that token. A secret first met in a request (a password, an API key or
+/// a stored token the app starts with) is `<redacted>` in request keys: a replay meets it as a
+/// fresh value again and could not know the number the recording gave it. A value that already
+/// is a placeholder (a replayed response handed it out and the app sends it back) keeps it.
 ///
 /// `@unchecked Sendable`: every access to the state goes through `lock`.
 package final class SecretNumbers: @unchecked Sendable {
   private let lock = NSLock()
-  private var numbers: [String: Int] = [:]
+  /// Each value met: its number, and whether it was first met in a response.
+  private var numbers: [String: (number: Int, issued: Bool)] = [:]
   private var last = 0
 
   package init() {}
 
-  /// `<token n>` for `value`.
+  /// `<token n>` for `value` as written in a recorded file; a value met for the first time here
+  /// counts as issued by the server.
   package func placeholder(for value: String) -> String {
+    placeholder(for: value, inRequestKey: false)
+  }
+
+  /// `value`'s placeholder: in a request key, `<token n>` only for a value the server issued
+  /// (or a placeholder sent back), else `<redacted>`; in a file, always `<token n>`.
+  package func placeholder(for value: String, inRequestKey: Bool) -> String {
     if value == Redaction.placeholder { return value }
     if let number = Self.number(of: value) {
       lock.withLock { last = max(last, number) }
       return value
     }
-    let number = lock.withLock {
+    let (number, issued) = lock.withLock {
       if let known = numbers[value] { return known }
       last += 1
-      numbers[value] = last
-      return last
+      numbers[value] = (last, !inRequestKey)
+      return (last, !inRequestKey)
     }
-    return Self.text(number)
+    return inRequestKey && !issued ? Redaction.placeholder : Self.text(number)
   }
 
   /// Notes the placeholders in a replayed answer, so that a new value is numbered after them.
@@ -176,6 +190,12 @@ package final class SecretNumbers: @unchecked Sendable {
       if let number = Int(piece.prefix { $0.isNumber }) { highest = max(highest, number) }
     }
     lock.withLock { last = max(last, highest) }
+  }
+
+  /// Notes the placeholders in a replayed interaction's body and headers.
+  package func saw(_ interaction: Interaction) {
+    saw(interaction.body)
+    for value in interaction.headers.values { saw(Data(value.utf8)) }
   }
 
   /// `<token 3>`.

@@ -62,7 +62,9 @@ public struct Redaction: Sendable, Hashable {
   /// Whether names beyond the defaults were given: then no non-JSON body is written in clear.
   public let namesExtraFields: Bool
   /// Numbers each distinct secret of a recording run; nil writes `<redacted>`.
-  private(set) var numbers: SecretNumbers?
+  package private(set) var numbers: SecretNumbers?
+  /// Whether this redaction makes request keys (see `SecretNumbers`).
+  private var forRequestKey = false
 
   /// The secret names as compared (the one list).
   public var headers: Set<String> { names }
@@ -102,6 +104,14 @@ public struct Redaction: Sendable, Hashable {
     return copy
   }
 
+  /// The same numbering redaction as request keys use: a secret the server did not issue is
+  /// `<redacted>` (see `SecretNumbers`).
+  package func forRequestKeys() -> Redaction {
+    var copy = self
+    copy.forRequestKey = true
+    return copy
+  }
+
   /// A name as compared: lower-case, without `-`, `_` and `.`.
   static func normalized(_ name: String) -> String {
     String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." })
@@ -117,7 +127,7 @@ public struct Redaction: Sendable, Hashable {
 
   /// What replaces the secret `value`: `<redacted>`, or its number in a recording.
   func placeholder(for value: String) -> String {
-    numbers?.placeholder(for: value) ?? Self.placeholder
+    numbers?.placeholder(for: value, inRequestKey: forRequestKey) ?? Self.placeholder
   }
 
   /// Equal when the names are (the numbering of a run is not compared).

@@ -115,7 +115,7 @@ public struct CassetteTransport: HTTPTransport {
   /// - Throws: `ReplayError` when the cassette has no (more) answer for the request; the base
   ///   transport's errors when recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction)
+    let key = Interaction.Request(request, redacting: redaction.numbering(tape.numbers))
     guard tape.isRecording else {
       guard tape.exists else {
         throw ReplayError(
@@ -125,10 +125,18 @@ public struct CassetteTransport: HTTPTransport {
       }
       switch tape.next(for: key) {
       case .answer(let interaction):
+        tape.numbers.saw(interaction)
         return try await ReplayTransport.answer(request, with: interaction)
       case .exhausted(let times):
         var error = ReplayError(request: key, folder: file, candidates: [])
         error.timesRecorded = times
+        throw error
+      case .unrecorded(let interactions):
+        let entries = interactions.enumerated().map { ("interactions[\($0.offset)]", $0.element) }
+        var error = ReplayError(
+          request: key, folder: file, candidates: ReplayTransport.closest(to: key, entries))
+        error.recordingCount = interactions.count
+        error.isCassette = true
         throw error
       }
     }
@@ -143,7 +151,8 @@ public struct CassetteTransport: HTTPTransport {
 
   private func write(_ interactions: [Interaction]) throws {
     var object = JSONObject()
-    object.append("interactions", .array(interactions.map { $0.json(redacting: redaction) }))
+    let numbered = redaction.numbering(tape.numbers)
+    object.append("interactions", .array(interactions.map { $0.json(redacting: numbered) }))
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data((JSON.object(object).prettyText() + "\n").utf8).write(to: file, options: .atomic)
@@ -167,8 +176,14 @@ public struct CassetteTransport: HTTPTransport {
 private final class Tape: @unchecked Sendable {
   enum Next {
     case answer(Interaction)
+    /// The request is recorded, fewer times than it was asked.
     case exhausted(times: Int)
+    /// The request is not recorded; the cassette's interactions.
+    case unrecorded([Interaction])
   }
+
+  /// The numbers given to the secrets of this recording or replay.
+  let numbers = SecretNumbers()
 
   let isRecording: Bool
   /// Whether the cassette file existed when replay began.
@@ -183,13 +198,14 @@ private final class Tape: @unchecked Sendable {
     interactions = recorded
   }
 
-  /// The interaction for the n-th time `key` is asked.
+  /// The interaction for the n-th time `key` is asked, among the recorded interactions that
+  /// match it (see `ReplayTransport`: the same credentials when they were recorded).
   func next(for key: Interaction.Request) -> Next {
-    let index = asked.next(key) - 1
-    return lock.withLock {
-      let matching = interactions.filter { $0.request == key }
-      return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
-    }
+    let recorded = lock.withLock { interactions }
+    let matching = ReplayTransport.matching(key, recorded)
+    guard !matching.isEmpty else { return .unrecorded(recorded) }
+    let index = asked.next(ReplayTransport.countingKey(key, matching)) - 1
+    return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
   }
 
   /// Adds a recorded interaction; returns them all, in order.

@@ -43,8 +43,11 @@ public struct RecordingTransport: HTTPTransport {
   public let onWriteFailure: @Sendable (RecordingWriteError) -> Void
   /// Where the test created this transport: the `failed` mode fails the test there.
   private let site: TestSite
-  /// How many times each request was asked, and which were recorded during this run.
+  /// How many times each request was asked, which were recorded during this run, and the
+  /// numbers given to its secrets.
   private let run = RecordingRun()
+  /// Answers from the folder, numbering secrets with this run's numbers.
+  private let replay: ReplayTransport
 
   /// The headers never written.
   public static let volatileHeaders: Set<String> = [
@@ -88,7 +91,11 @@ public struct RecordingTransport: HTTPTransport {
       revealing: revealing)
     self.onWriteFailure = onWriteFailure
     self.site = TestSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.replay = ReplayTransport(folder: folder, redacting: redaction, numbers: run.numbers)
   }
+
+  /// The redaction with this run's numbering: what keys and files are made with.
+  private var numbered: Redaction { redaction.numbering(run.numbers) }
 
   /// Replays or sends `request` as the mode says, recording what the network answers.
   ///
@@ -96,14 +103,12 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the body and response (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction)
-    let occurrence = run.asked.next(key)
-    if mode == .never || (mode != .all && !run.wasRecorded(key)) {
-      switch try ReplayTransport(folder: folder, redacting: redaction).lookup(
-        key, occurrence: occurrence)
-      {
+    let key = Interaction.Request(request, redacting: numbered)
+    let occurrence = run.asked.next(key.withoutCredentials)
+    if mode == .never || (mode != .all && !run.wasRecorded(key.withoutCredentials)) {
+      switch try replay.lookup(key) {
       case .success(let interaction):
-        return try await ReplayTransport.answer(request, with: interaction)
+        return try await replay.play(request, interaction)
       case .failure(let missing):
         if mode == .never { throw missing }
       }
@@ -131,10 +136,17 @@ public struct RecordingTransport: HTTPTransport {
   }
 
   /// `GET_me.json` for the first occurrence, `GET_me@2.json` for the second (`@` never occurs
-  /// in a request's file name).
+  /// in a request's file name); the hashed name (`Interaction.Request.hashedFileName`) when the
+  /// readable one holds a recording of another request (`/a?b=c` and `/a/b-c` read alike, and
+  /// a file system may ignore case).
   private func file(for key: Interaction.Request, occurrence: Int) -> URL {
-    folder.appendingPathComponent(
-      key.fileName + (occurrence > 1 ? "@\(occurrence)" : "") + ".json")
+    let suffix = (occurrence > 1 ? "@\(occurrence)" : "") + ".json"
+    let readable = folder.appendingPathComponent(key.fileName + suffix)
+    guard let data = FileManager.default.contents(atPath: readable.path),
+      let recorded = (try? Interaction.read(data))??.request,
+      recorded.withoutCredentials != key.withoutCredentials
+    else { return readable }
+    return folder.appendingPathComponent(key.hashedFileName + suffix)
   }
 
   /// Sends `request` through the base transport and writes the interaction file.
@@ -142,13 +154,13 @@ public struct RecordingTransport: HTTPTransport {
     async throws -> (Data, HTTPURLResponse)
   {
     let (data, response) = try await base.send(request)
-    run.recorded(key)
+    run.recorded(key.withoutCredentials)
     var interaction = Self.interaction(request, key: key, body: data, response: response)
     interaction.occurrence = occurrence
     let file = file(for: key, occurrence: occurrence)
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try interaction.fileContents(redacting: redaction).write(to: file, options: .atomic)
+      try interaction.fileContents(redacting: numbered).write(to: file, options: .atomic)
     } catch {
       onWriteFailure(RecordingWriteError(request: key, file: file, underlying: error))
     }
@@ -162,6 +174,7 @@ public struct RecordingTransport: HTTPTransport {
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 private final class RecordingRun: @unchecked Sendable {
   let asked = AskCounter()
+  let numbers = SecretNumbers()
   private let lock = NSLock()
   private var recordedKeys: Set<Interaction.Request> = []
 
