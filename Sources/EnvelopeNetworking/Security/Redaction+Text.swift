@@ -15,13 +15,13 @@ extension Redaction {
   func scrubbed(_ text: String) -> String {
     var sawEquals = false
     var sawScheme = false
-    var previous: [UInt8] = [0, 0]
+    var (beforeLast, last): (UInt8, UInt8) = (0, 0)
     for byte in text.utf8 {
       if byte == UInt8(ascii: "=") { sawEquals = true }
-      if byte == UInt8(ascii: "/"), previous == [UInt8(ascii: ":"), UInt8(ascii: "/")] {
+      if byte == UInt8(ascii: "/"), last == UInt8(ascii: "/"), beforeLast == UInt8(ascii: ":") {
         sawScheme = true
       }
-      previous = [previous[1], byte]
+      (beforeLast, last) = (last, byte)
     }
     guard sawEquals || sawScheme else { return text }
     let bytes = Array(text.utf8)
