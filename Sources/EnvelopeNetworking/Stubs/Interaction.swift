@@ -68,7 +68,10 @@ public struct Interaction: Sendable, Equatable {
 
     /// The key of a `URLRequest`, with secret query items and body fields replaced (recordings
     /// are written and matched with the same redaction, so no token reaches a file name or file,
-    /// and a replayed flow that sends back a recorded `<redacted>` still matches).
+    /// and a replayed flow that sends back a recorded placeholder still matches). With a
+    /// numbering redaction (a recording transport's), a secret a response issued keeps its
+    /// `<token n>`, a secret the app sent first is `<redacted>`, and the secret headers are kept
+    /// as `credentials`; otherwise every secret is `<redacted>` and `credentials` is nil.
     ///
     /// - Parameters:
     ///   - request: the request.

@@ -9,8 +9,10 @@ import Foundation
 /// Records and replays an ordered list of interactions in one file per test, for flows where the
 /// same request is answered differently over time (a 401, then after a token refresh a 200).
 ///
-/// Replay answers the n-th request with a given method, path, query and body with the n-th
-/// recorded interaction that matches it; asking once more than recorded is a `ReplayError`.
+/// Replay answers the n-th request with a given method, path, query, body and credentials (see
+/// `ReplayTransport`) with the n-th recorded interaction that matches it; asking once more than
+/// recorded is a `ReplayError`, and so is a request the cassette does not hold (the error says
+/// how many interactions it holds and which are closest).
 /// Modes as `RecordMode`: `missing` (default) replays an existing cassette and records a new one;
 /// `all` re-records; `never` only replays; `failed` records a missing cassette and fails the test.
 /// Secrets are hidden as in `RecordingTransport`.

@@ -8,12 +8,15 @@ import Foundation
 
 /// Wraps a real transport and writes each exchange as an interaction file, to replay later.
 ///
-/// Files are named from the request (`GET_users_ada.json`, with a short hash when there is a
-/// query or body; see `Interaction.Request.fileName`), pretty-printed with sorted keys, and
-/// written atomically. Secrets are hidden by one `Redaction`: the default secret headers, query
-/// items and JSON fields, plus the ones you name, minus the ones you reveal. Requests are matched
-/// on that redacted form, so a replayed login's `"refresh_token": "<redacted>"`, sent back by the
-/// app, matches the recorded refresh. Volatile headers (`Date`, `Content-Length`, `Connection`,
+/// Files are named from the request (`GET_users_ada.json`, `GET_issues_page-1.json` for a short
+/// query, a short hash for a long or unsafe query and for a body; see
+/// `Interaction.Request.fileName`), pretty-printed with sorted keys, and written atomically.
+/// Secrets are hidden by one `Redaction` (the one list of secret names, plus the ones you name,
+/// minus the ones you reveal), each distinct secret of the run written as `<token 1>`,
+/// `<token 2>`, … by first appearance. Requests are matched on that redacted form, so a replayed
+/// login's `"refresh_token": "<token 3>"`, sent back by the app, matches the recorded refresh,
+/// and a request carrying the token a replayed refresh issued matches the recordings made with
+/// it (see `ReplayTransport`). Volatile headers (`Date`, `Content-Length`, `Connection`,
 /// `Keep-Alive`, `Transfer-Encoding`) are left out so that re-recording an unchanged API changes
 /// no file.
 ///
