@@ -77,7 +77,8 @@ func loadProfileConcurrently(
       }
       outcomes[outcome, default: 0] += 1
     }
-    #expect(outcomes == ["\(recorded)": Self.runs], "\(outcomes)")
+    let cassette = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    #expect(outcomes == ["\(recorded)": Self.runs], "\(outcomes)\n\(cassette)")
   }
 
   /// The same flow recorded as a folder of files replays the same way 100 times in a row.
@@ -102,6 +103,28 @@ func loadProfileConcurrently(
       outcomes[outcome, default: 0] += 1
     }
     #expect(outcomes == ["\(recorded)": Self.runs], "\(outcomes)")
+  }
+
+  /// Requests that finish together are all kept: each appends its answer and writes the
+  /// cassette under one lock (an older snapshot written last used to drop a newer answer).
+  @Test func aCassetteRecordedConcurrentlyKeepsEveryInteraction() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for round in 0..<5 {
+      let file = folder.appendingPathComponent("concurrent-\(round).json")
+      let recorder = try CassetteTransport(wrapping: FixedTransport(), file: file, mode: .all)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<40 {
+          group.addTask {
+            let url = try #require(URL(string: "http://127.0.0.1:9/items/\(index)"))
+            _ = try await recorder.send(URLRequest(url: url))
+          }
+        }
+        try await group.waitForAll()
+      }
+      let json = try JSON(data: Data(contentsOf: file))
+      #expect(json["interactions"]?.arrayValue?.count == 40, "round \(round)")
+    }
   }
 
   /// A cassette that holds interactions but none for a request says so, with the request and

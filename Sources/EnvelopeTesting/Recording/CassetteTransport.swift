@@ -145,9 +145,10 @@ public struct CassetteTransport: HTTPTransport {
     let (data, response) = try await base.send(request)
     let interaction = RecordingTransport.interaction(
       request, key: key, body: data, response: response)
-    let all = tape.append(interaction)
-    try write(all)
-    if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file, at: site) }
+    // Appended and written under one lock: two requests that finish together would otherwise
+    // write their snapshots in either order, and the older one would drop the newer's answer.
+    let count = try tape.append(interaction) { try write($0) }
+    if mode == .failed, count == 1 { RecordingIssue.report(recorded: file, at: site) }
     return (data, response)
   }
 
@@ -210,11 +211,13 @@ private final class Tape: @unchecked Sendable {
     return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
   }
 
-  /// Adds a recorded interaction; returns them all, in order.
-  func append(_ interaction: Interaction) -> [Interaction] {
-    lock.withLock {
+  /// Adds a recorded interaction and hands them all, in order, to `write` before another can be
+  /// added; returns how many there are.
+  func append(_ interaction: Interaction, write: ([Interaction]) throws -> Void) throws -> Int {
+    try lock.withLock {
       interactions.append(interaction)
-      return interactions
+      try write(interactions)
+      return interactions.count
     }
   }
 }
