@@ -31,22 +31,51 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     #expect(name == "Ada")
   }
 
-  @Test func folderHelperListsFixturesSorted() {
+  @Test func folderHelperListsFixturesSorted() throws {
     #expect(
-      FixtureRoot.fixtures(in: "contracts/users") == [
+      try FixtureRoot.fixtures(in: "contracts/users") == [
         "contracts/users/ada.json", "contracts/users/bob.json", "contracts/users/cy.json",
       ])
-    let envelopes = FixtureRoot.fixtures(in: "envelopes", excluding: ["manifest.json"])
+    let envelopes = try FixtureRoot.fixtures(in: "envelopes", excluding: ["manifest.json"])
     let files =
       (try? FileManager.default.contentsOfDirectory(atPath: packageFixturesPath("envelopes"))) ?? []
     #expect(
       envelopes.count == files.filter { $0.hasSuffix(".json") && $0 != "manifest.json" }.count)
     #expect(envelopes.count >= 45)
     #expect(envelopes == envelopes.sorted())
-    #expect(FixtureRoot.fixtures(in: "no-such-folder").isEmpty)
   }
 
-  @Test(arguments: FixtureRoot.fixtures(in: "contracts/users"))
+  /// A parameterised contract over an empty argument list is reported as a skip ("No test
+  /// cases found") and checks nothing: a folder that is missing or holds no fixture throws.
+  @Test func aMissingOrEmptyFixtureFolderThrowsInsteadOfListingNothing() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "EnvelopeKitFixtures-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    let manager = FileManager.default
+    try manager.createDirectory(
+      at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+    try manager.createDirectory(
+      at: root.appendingPathComponent("baselines-only"), withIntermediateDirectories: true)
+    try Data("{}".utf8).write(to: root.appendingPathComponent("baselines-only/a.drift.json"))
+    try Data("{}".utf8).write(to: root.appendingPathComponent("baselines-only/manifest.json"))
+    try manager.createDirectory(
+      at: root.appendingPathComponent("one"), withIntermediateDirectories: true)
+    try Data("{}".utf8).write(to: root.appendingPathComponent("one/a.json"))
+
+    for folder in ["missing", "empty"] {
+      let error = try #require(throws: FixtureListError.self) {
+        try FixtureRoot.fixtures(in: folder, root: root)
+      }
+      #expect("\(error)".contains(root.appendingPathComponent(folder).path), "\(error)")
+    }
+    #expect(throws: FixtureListError.self) {
+      try FixtureRoot.fixtures(in: "baselines-only", excluding: ["manifest.json"], root: root)
+    }
+    #expect(try FixtureRoot.fixtures(in: "one", root: root) == ["one/a.json"])
+    #expect(throws: FixtureListError.self) { try FixtureRoot.fixtures(in: "no-such-folder") }
+  }
+
+  @Test(arguments: try FixtureRoot.fixtures(in: "contracts/users"))
   func everyUserFixtureDecodes(fixture: String) {
     let user = FixtureContract.expectDecodes(
       ContractUser.self, fixture: fixture, envelope: .default)
@@ -65,7 +94,7 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     }
     #expect(page.list.map(\.id) == [1001, 1002])
     #expect(page.list.first?.price == Decimal(string: "12.50"))
-    #expect(FixtureRoot.fixtures(in: "contracts/sloppy") == ["contracts/sloppy/page.json"])
+    #expect(try FixtureRoot.fixtures(in: "contracts/sloppy") == ["contracts/sloppy/page.json"])
   }
 
   @Test func typeDriftNamesPathTypeFoundValueLineAndReport() throws {

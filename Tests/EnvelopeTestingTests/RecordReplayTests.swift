@@ -70,12 +70,14 @@ func text(_ folder: URL, _ name: String) throws -> String {
     await #expect(throws: ProviderError.self) {
       try await live.response(LoopTarget(baseURL: server.baseURL, path: "/envelope/ok"))
     }
-    // …and the recordings answer with the same values; the redacted token reads as such.
+    // …and the recordings answer with the same values; the redacted token reads as its
+    // numbered placeholder.
     let replayed = try await RoundTrip.run(
       Provider(transport: ReplayTransport(folder: folder)), base: server.baseURL)
     #expect(replayed.user == recorded.user)
     #expect(replayed.echo == recorded.echo)
-    #expect(replayed.session == Session(name: "ada", token: "<redacted>"))
+    #expect(replayed.session.name == "ada")
+    #expect(replayed.session.token.hasPrefix("<token ") && replayed.session.token.hasSuffix(">"))
 
     // A recording transport in `missing` mode replays too, without the network.
     let missing = try RecordingTransport(folder: folder, mode: .missing)
@@ -108,18 +110,23 @@ func text(_ folder: URL, _ name: String) throws -> String {
     let login = try text(first, try #require(names.first { $0.hasPrefix("POST_login_") }))
     #expect(!login.contains("s3cret") && !login.contains("secret-ada") && !login.contains("abc123"))
     #expect(!login.contains("\"Date\"") && !login.contains("Content-Length"))
-    #expect(login.contains(#""Authorization" : "<redacted>""#))
-    #expect(login.contains(#""Set-Cookie" : "<redacted>""#))
-    #expect(login.contains(#""X-Request-Id" : "<redacted>""#))
-    #expect(login.contains(#""token" : "<redacted>""#))
+    // Each distinct secret is numbered by first appearance: the header sent with every request
+    // first, then the login's response headers (sorted) and body.
+    #expect(login.contains(#""Authorization" : "Bearer <token 1>""#))
+    #expect(login.contains(#""Set-Cookie" : "<token 2>""#))
+    #expect(login.contains(#""X-Request-Id" : "<token 3>""#))
+    #expect(login.contains(#""token" : "<token 4>""#))
+    // The key: a secret the app sent first (not one a response issued) matches any value.
+    #expect(login.contains(#""credentials" : "authorization: Bearer <redacted>""#))
     let ok = try text(first, "GET_envelope_ok.json")
     #expect(
       ok.hasPrefix(
         """
         {
           "request" : {
+            "credentials" : "authorization: Bearer <redacted>",
             "headers" : {
-              "Authorization" : "<redacted>"
+              "Authorization" : "Bearer <token 1>"
             },
             "method" : "GET",
             "path" : "/envelope/ok"
@@ -157,18 +164,19 @@ func text(_ folder: URL, _ name: String) throws -> String {
     #expect(loginFile.hasPrefix("POST_login_"))
     #expect(
       error.candidates.map(\.differs) == [
-        ["body"], ["method", "path", "body"], ["method", "path", "query", "body"],
+        ["body", "credentials"], ["method", "path", "body", "credentials"],
+        ["method", "path", "query", "body", "credentials"],
       ])
     #expect(
       error.description.hasPrefix(
-        "no recorded interaction matches POST /login (body 91a73e713f3c…) in \(folder.path); closest:\n  \(loginFile): POST /login (body "
+        "no recorded interaction matches POST /login (body 91a73e713f3c…) in \(folder.path); the folder holds 3 recordings, none for this request; closest:\n  \(loginFile): POST /login (body "
       ))
-    #expect(error.description.hasSuffix("(differs: method, path, query, body)"))
+    #expect(error.description.hasSuffix("(differs: method, path, query, body, credentials)"))
 
     let never = try RecordingTransport(folder: folder, mode: .never)
     await #expect(throws: ReplayError.self) { try await never.send(request) }
     let empty = ReplayError(request: error.request, folder: folder, candidates: [])
-    #expect(empty.description.hasSuffix("; the folder has no recordings"))
+    #expect(empty.description.hasSuffix("; the folder holds no recordings"))
   }
 
   @Test func replayMatchesSortedQueriesAndPlaysRecordedFailures() async throws {

@@ -110,6 +110,59 @@ final class FailureLog: @unchecked Sendable {
     }
   }
 
+  struct NameCase: Sendable, CustomTestStringConvertible {
+    var url: String
+    var name: String?
+    var hashed: Bool
+    var testDescription: String { url }
+  }
+
+  /// A short query of safe characters stays readable in the file name; a long or unsafe one (a
+  /// redacted secret, a space, an encoded byte) is hashed, and no secret reaches a name.
+  @Test(arguments: [
+    NameCase(url: "/repos/o/r/issues?page=1", name: "GET_repos_o_r_issues_page-1", hashed: false),
+    NameCase(
+      url: "/repos/o/r/issues?per_page=20&page=1", name: "GET_repos_o_r_issues_page-1_per_page-20",
+      hashed: false),
+    NameCase(url: "/search?q=a%20b", name: nil, hashed: true),
+    NameCase(url: "/search?q=" + String(repeating: "a", count: 60), name: nil, hashed: true),
+    NameCase(url: "/me?access_token=S3CR3T&page=1", name: nil, hashed: true),
+    NameCase(url: "/users/ada", name: "GET_users_ada", hashed: false),
+  ])
+  func fileNamesKeepAShortQueryReadableAndHashTheRest(_ test: NameCase) async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let recorder = try RecordingTransport(wrapping: FixedTransport(), folder: folder, mode: .all)
+    let url = try #require(URL(string: "http://127.0.0.1:9" + test.url))
+    _ = try await recorder.send(URLRequest(url: url))
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+    #expect(names.count == 1)
+    let name = try #require(names.first)
+    if let expected = test.name { #expect(name == expected + ".json") }
+    if test.hashed {
+      let hash = name.dropLast(".json".count).split(separator: "_").last ?? ""
+      #expect(hash.count == 8 && hash.allSatisfy(\.isHexDigit), "\(name)")
+    }
+    #expect(!name.contains("S3CR3T") && !name.contains("token"), "\(name)")
+  }
+
+  /// `/a/b-c` and `/a?b=c` read alike (`GET_a_b-c`): the second gets the hashed name, and both
+  /// replay.
+  @Test func twoRequestsWhoseReadableNamesClashGetDistinctFiles() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let recorder = try RecordingTransport(wrapping: FixedTransport(), folder: folder, mode: .all)
+    let urls = ["http://127.0.0.1:9/a/b-c", "http://127.0.0.1:9/a?b=c"].compactMap(URL.init)
+    for url in urls { _ = try await recorder.send(URLRequest(url: url)) }
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(names.count == 2 && names.contains("GET_a_b-c.json"), "\(names)")
+    let replay = ReplayTransport(folder: folder)
+    for url in urls {
+      let (_, response) = try await replay.send(URLRequest(url: url))
+      #expect(response.statusCode == 200)
+    }
+  }
+
   @Test func aRecordingThatCannotBeWrittenIsReportedAndTheRequestSucceeds() async throws {
     let blocker = makeFolder()
     defer { try? FileManager.default.removeItem(at: blocker) }

@@ -313,6 +313,22 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(200, {"code": 0, "msg": "ok", "data": USER})
             else:
                 self.send(401, {"code": 40100, "msg": "token expired", "data": None})
+        elif route == "/anything":
+            # As httpbin's /anything: the URL, query items, headers, form and JSON it was sent,
+            # answered with the status named by `status` (200 when there is none).
+            args = dict(parse_qsl(url.query))
+            is_form = self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded")
+            try:
+                sent_json = json.loads(body) if body and not is_form else None
+            except ValueError:
+                sent_json = None
+            self.send(int(args.get("status", "200")), {
+                "url": "http://%s%s" % (self.headers.get("Host"), self.path),
+                "args": args,
+                "headers": dict(self.headers.items()),
+                "form": dict(parse_qsl(body.decode())) if is_form else {},
+                "json": sent_json,
+            })
         elif route == "/echo":
             self.send(200, {"code": 0, "msg": "ok", "data": {
                 "method": self.command,

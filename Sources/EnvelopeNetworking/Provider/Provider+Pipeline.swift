@@ -264,7 +264,9 @@ extension Provider {
     do {
       value = try plan.decode(response, envelope, target, with: decoder, report: &report)
     } catch {
-      throw try Self.providerError(error, response: response)
+      var failed = response
+      failed.failureDecoder = FailureDecoder(decoder)
+      throw try Self.providerError(error, response: failed)
     }
     // Each stage called only when it has work: an async call costs a frame even when it
     // returns at once.
@@ -356,6 +358,7 @@ extension Provider {
       return outcome
     } catch {
       response.keep(status)
+      if response.failureDecoder == nil { response.failureDecoder = FailureDecoder(decoder) }
       throw try Self.providerError(error, response: response)
     }
   }
@@ -374,6 +377,8 @@ extension Provider {
   /// format's mapped error), keeping the HTTP status; anything else is `.status`.
   private func validate(_ response: inout Response, _ target: Target) throws {
     guard !target.validStatusCodes.contains(response.statusCode) else { return }
+    // The error carries the response: `errorBody(as:)` reads it with this provider's decoder.
+    response.failureDecoder = FailureDecoder(decoder)
     let format = target.envelope ?? decoder.envelope
     if !response.data.isEmpty,
       let status = try? decoder.envelopeStatus(from: response.data, format: format),

@@ -26,6 +26,10 @@ public struct Response: Sendable, CustomStringConvertible {
   /// call reads no envelope or the body is not one. A body a plugin puts in its place is decoded
   /// with its own code checked, and keeps the status the plugin hands on.
   public var envelopeStatus: EnvelopeStatus?
+  /// The decoder of the provider that failed with this response, for
+  /// `ProviderError.errorBody(as:)`; set only on a failure's response (nil for a success, a
+  /// stub's or a response you made).
+  package var failureDecoder: FailureDecoder?
 
   /// Creates a response.
   ///
@@ -109,6 +113,11 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   /// not decode, or it is not of that shape (the lenient decoder would have put a default in
   /// place of a value or dropped one). Mismatched scalar kinds are coerced as usual.
   ///
+  /// It reads with the decoder of the provider that failed (its key strategy, key mappings,
+  /// value transforms, dates), in the lenient policy: a snake_case error body maps to
+  /// camelCase properties when the provider's decoder says `.convertFromSnakeCase`. An error
+  /// built by hand, without a provider, reads with `LenientDecoder()`.
+  ///
   /// ```swift
   /// catch let error as ProviderError {
   ///   if let problem = error.errorBody(as: Problem.self) { show(problem.detail) }
@@ -118,8 +127,10 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   /// - Parameter type: the error body's type.
   /// - Returns: the decoded body, or nil.
   public func errorBody<E: Decodable>(as type: E.Type) -> E? {
-    guard let data = response?.data, !data.isEmpty,
-      let decoded = try? LenientDecoder().decodeWithReport(E.self, from: data, at: .root),
+    guard let response, !response.data.isEmpty else { return nil }
+    var decoder = response.failureDecoder?.decoder ?? LenientDecoder()
+    decoder.policy = .lenient
+    guard let decoded = try? decoder.decodeWithReport(E.self, from: response.data, at: .root),
       !decoded.report.entries.contains(where: { [.defaulted, .dropped].contains($0.kind) })
     else { return nil }
     return decoded.value
@@ -232,4 +243,13 @@ public struct CacheAnswer: Sendable, Equatable {
     self.storedAt = storedAt
     self.reason = reason
   }
+}
+
+/// The decoder a failed response is read with by `ProviderError.errorBody(as:)`: a reference,
+/// so that a response carries one word for it.
+package final class FailureDecoder: Sendable {
+  /// The provider's decoder.
+  package let decoder: LenientDecoder
+
+  package init(_ decoder: LenientDecoder) { self.decoder = decoder }
 }

@@ -54,14 +54,19 @@ package enum CachePartition {
     return SHA256.hex(Data(framed.utf8))
   }
 
-  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted.
+  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted. Other
+  /// headers are kept as they came (a cached `Link` or `Location` is read again by the app, as
+  /// the cached body is).
   ///
   /// - Parameter response: the response.
   /// - Returns: the response to store.
   package static func storable(_ response: Response) -> Response {
     var stored = response
-    stored.headers = Redaction.default.headers(
-      response.headers.filter { $0.key.lowercased() != "set-cookie" })
+    var headers: [String: String] = [:]
+    for (name, value) in response.headers where name.lowercased() != "set-cookie" {
+      headers[name] = Redaction.default.isSecret(header: name) ? Redaction.placeholder : value
+    }
+    stored.headers = headers
     return stored
   }
 

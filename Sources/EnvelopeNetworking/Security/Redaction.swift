@@ -6,19 +6,28 @@ import Foundation
 #endif
 
 /// Which secrets are hidden wherever EnvelopeKit writes a request or response: log lines
-/// (`LoggingPlugin`), recordings (`RecordingTransport`), cache metadata and `cURLDescription`.
+/// (`LoggingPlugin`), errors (`ProviderError`'s description), recordings (`RecordingTransport`,
+/// `CassetteTransport`), cache metadata and `cURLDescription`.
 ///
-/// This is the one place that decides what is secret. Names are matched case-insensitively; the
-/// defaults always apply and what you name is added to them:
-/// - headers: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`;
-/// - URL query items: `access_token`, `token`, `api_key`, `key`, `password`;
-/// - JSON body fields, at any depth and inside stringified JSON: `password`, `token`,
-///   `access_token`, `refresh_token`, `secret`, and any field named like a secret header.
+/// This is the one place that decides what is secret. One list of names applies alike to
+/// headers, URL query items, form fields, `name=value` pairs inside any text, and JSON fields
+/// (at any depth and inside stringified JSON). Names are compared without case and without
+/// `-`, `_` and `.`, so `access_token`, `accessToken` and `Access-Token` are one name. The
+/// defaults (`defaultNames`) always apply and what you name is added to them.
 ///
-/// A body that is not JSON is written in clear only when it names none of the secret fields or
-/// query items and you named no field of your own; otherwise it becomes a placeholder with its
-/// size alone (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a
-/// short password is found again by trying a dictionary.
+/// A string that holds a URL (`"url":"http://…/anything?access_token=S&page=2"`, a `Location`
+/// header, a form value) is redacted as a URL: its secret query items are replaced and its
+/// user and password (`user:pw@`) are removed.
+///
+/// A body that is not JSON is written in clear only when it names none of the secret names and
+/// you named no name of your own; otherwise it becomes a placeholder with its size alone
+/// (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a short
+/// password is found again by trying a dictionary.
+///
+/// Logs and errors write `<redacted>` for every secret. Recordings number them instead: each
+/// distinct secret value of one recording run becomes `<token 1>`, `<token 2>`, … in the order
+/// it first appears, so a request sent with the token a replayed refresh handed out matches the
+/// recordings made with that token (see `Interaction.Request`).
 ///
 /// A default can be turned off for a name a flow needs in clear (`revealing:`), e.g. a
 /// pagination field called `token` that is no credential:
@@ -28,52 +37,108 @@ import Foundation
 /// print(request.cURLDescription(redacting: ["X-Session"]))
 /// ```
 public struct Redaction: Sendable, Hashable {
-  /// Header names always redacted.
-  public static let defaultHeaders: Set<String> = [
-    "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key",
+  /// The secret names that always apply, to headers, query items, form fields and JSON fields
+  /// alike.
+  public static let defaultNames: [String] = [
+    "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token",
+    "api_key", "key", "access_token", "refresh_token", "id_token", "token", "password", "secret",
+    "client_secret",
   ]
-  /// Query item names always redacted.
-  public static let defaultQueryItems: Set<String> = [
-    "access_token", "token", "api_key", "key", "password",
-  ]
-  /// JSON field names always redacted.
-  public static let defaultFields: Set<String> = [
-    "password", "token", "access_token", "refresh_token", "secret",
-  ]
-  /// What replaces a secret value.
+  /// The default names, lower-case (one list: the same as `defaultQueryItems` and
+  /// `defaultFields`).
+  public static let defaultHeaders: Set<String> = Set(defaultNames.map { $0.lowercased() })
+  /// The default names, lower-case (one list: the same as `defaultHeaders`).
+  public static let defaultQueryItems: Set<String> = defaultHeaders
+  /// The default names, lower-case (one list: the same as `defaultHeaders`).
+  public static let defaultFields: Set<String> = defaultHeaders
+  /// What replaces a secret value in logs and errors.
   public static let placeholder = "<redacted>"
   /// The defaults alone.
   public static let `default` = Redaction()
 
-  /// Redacted header names, lower-case (defaults included).
-  public let headers: Set<String>
-  /// Redacted query item names, lower-case (defaults included).
-  public let queryItems: Set<String>
-  /// Redacted JSON field names, lower-case (defaults included).
-  public let fields: Set<String>
-  /// Whether fields beyond the defaults were named: then no non-JSON body is written in clear.
+  /// The secret names (defaults included, revealed ones left out), as compared: lower-case,
+  /// without `-`, `_` and `.`.
+  public let names: Set<String>
+  /// Whether names beyond the defaults were given: then no non-JSON body is written in clear.
   public let namesExtraFields: Bool
+  /// Numbers each distinct secret of a recording run; nil writes `<redacted>`.
+  package private(set) var numbers: SecretNumbers?
+  /// Whether this redaction makes request keys (see `SecretNumbers`).
+  private var forRequestKey = false
 
-  /// Creates a redaction: the defaults plus the names given, minus the names revealed.
+  /// The secret names as compared (the one list).
+  public var headers: Set<String> { names }
+  /// The secret names as compared (the one list).
+  public var queryItems: Set<String> { names }
+  /// The secret names as compared (the one list).
+  public var fields: Set<String> { names }
+
+  /// Creates a redaction: the defaults plus the names given, minus the names revealed. Every
+  /// name given applies to headers, query items, form fields and JSON fields alike; the three
+  /// parameters only say where you met it.
   ///
   /// - Parameters:
-  ///   - headers: more header names.
-  ///   - queryItems: more query item names.
-  ///   - fields: more JSON field names.
-  ///   - revealing: names (headers, query items or fields, any case) written in clear although
-  ///     a default redacts them, for a value a recorded flow needs as it was. Only reveal what
-  ///     is not a credential, or a credential of a throwaway test account.
+  ///   - headers: more secret names (e.g. a header `X-Session`).
+  ///   - queryItems: more secret names (e.g. a query item `sig`).
+  ///   - fields: more secret names (e.g. a JSON field `ssn`).
+  ///   - revealing: names written in clear although a default redacts them, for a value a
+  ///     recorded flow needs as it was. Only reveal what is not a credential, or a credential
+  ///     of a throwaway test account.
   public init(
     headers: Set<String> = [], queryItems: Set<String> = [], fields: Set<String> = [],
     revealing: Set<String> = []
   ) {
-    let revealed = Set(revealing.map { $0.lowercased() })
-    self.headers = Self.defaultHeaders.union(headers.map { $0.lowercased() }).subtracting(revealed)
-    self.queryItems = Self.defaultQueryItems.union(queryItems.map { $0.lowercased() })
-      .subtracting(revealed)
-    let extra = Set(fields.map { $0.lowercased() })
-    self.fields = Self.defaultFields.union(extra).subtracting(revealed)
-    self.namesExtraFields = !extra.subtracting(Self.defaultFields).subtracting(revealed).isEmpty
+    let revealed = Set(revealing.map(Self.normalized))
+    let defaults = Set(Self.defaultNames.map(Self.normalized))
+    let extra = Set(headers.union(queryItems).union(fields).map(Self.normalized))
+    self.names = defaults.union(extra).subtracting(revealed)
+    self.namesExtraFields = !extra.subtracting(defaults).subtracting(revealed).isEmpty
+    self.numbers = nil
+  }
+
+  /// The same redaction, numbering secrets with `numbers` (`<token 1>`, …) instead of writing
+  /// `<redacted>`: what recordings write and match on.
+  package func numbering(_ numbers: SecretNumbers) -> Redaction {
+    var copy = self
+    copy.numbers = numbers
+    return copy
+  }
+
+  /// The same numbering redaction as request keys use: a secret the server did not issue is
+  /// `<redacted>` (see `SecretNumbers`).
+  package func forRequestKeys() -> Redaction {
+    var copy = self
+    copy.forRequestKey = true
+    return copy
+  }
+
+  /// A name as compared: lower-case, without `-`, `_` and `.`.
+  static func normalized(_ name: String) -> String {
+    String(name.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" && $0 != "." })
+  }
+
+  /// Whether `name` (a header, query item, form field or JSON field; any case) is secret.
+  ///
+  /// - Parameter name: the name.
+  /// - Returns: whether its value is redacted.
+  public func isSecret(name: String) -> Bool {
+    names.contains(Self.normalized(name))
+  }
+
+  /// What replaces the secret `value`: `<redacted>`, or its number in a recording.
+  func placeholder(for value: String) -> String {
+    numbers?.placeholder(for: value, inRequestKey: forRequestKey) ?? Self.placeholder
+  }
+
+  /// Equal when the names are (the numbering of a run is not compared).
+  public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
+    lhs.names == rhs.names && lhs.namesExtraFields == rhs.namesExtraFields
+  }
+
+  /// Hashes the names.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(names)
+    hasher.combine(namesExtraFields)
   }
 
   // MARK: - Headers
@@ -83,17 +148,31 @@ public struct Redaction: Sendable, Hashable {
   /// - Parameter name: the header name, any case.
   /// - Returns: whether it is redacted.
   public func isSecret(header name: String) -> Bool {
-    headers.contains(name.lowercased())
+    isSecret(name: name)
   }
 
-  /// A header value as it may be written.
+  /// A header value as it may be written: a secret header's value replaced (in a recording,
+  /// `Bearer <token 2>`: the scheme stays, the credential is numbered), any other value with
+  /// the secrets of URLs and `name=value` pairs in it replaced (a `Location` that carries a
+  /// token).
   ///
   /// - Parameters:
   ///   - name: the header name.
   ///   - value: its value.
-  /// - Returns: `value`, or `<redacted>`.
+  /// - Returns: the value as it may be written.
   public func header(_ name: String, _ value: String) -> String {
-    isSecret(header: name) ? Self.placeholder : value
+    guard isSecret(header: name) else { return scrubbed(value) }
+    guard numbers != nil else { return Self.placeholder }
+    // `Bearer abc`: the scheme is no secret, and keeping it lets a replayed request that sends
+    // `Bearer <token 2>` be numbered as the recording was.
+    if let space = value.firstIndex(of: " "),
+      value[..<space].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }),
+      !value[..<space].isEmpty
+    {
+      let credential = value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)
+      return value[..<space] + " " + placeholder(for: credential)
+    }
+    return placeholder(for: value)
   }
 
   /// Headers as they may be written.
@@ -116,7 +195,7 @@ public struct Redaction: Sendable, Hashable {
   public func url(_ url: URL?) -> String {
     guard let url else { return "" }
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-      return Self.placeholder
+      return scrubbed(url.absoluteString)
     }
     components.user = nil
     components.password = nil
@@ -126,20 +205,13 @@ public struct Redaction: Sendable, Hashable {
     return components.string ?? Self.placeholder
   }
 
-  /// A percent-encoded query (`a=1&token=x`) with secret values replaced, order kept.
+  /// A percent-encoded query (`a=1&token=x`) with secret values replaced, order kept; a value
+  /// that is itself a URL or a query has its secrets replaced too.
   ///
   /// - Parameter query: the query, without `?`.
   /// - Returns: the query as it may be written.
   public func query(_ query: String) -> String {
-    query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-      let name = String(parts[0])
-      let decoded = (name.removingPercentEncoding ?? name).lowercased()
-      guard parts.count == 2, queryItems.contains(decoded) || fields.contains(decoded) else {
-        return String(pair)
-      }
-      return name + "=%3Credacted%3E"
-    }.joined(separator: "&")
+    scrubbed(query)
   }
 
   // MARK: - Bodies
@@ -156,9 +228,9 @@ public struct Redaction: Sendable, Hashable {
     case withheld(String)
   }
 
-  /// A body as it may be written: JSON redacted field by field; a form body redacted item by
-  /// item; other text in clear only when it can hold no named secret; bytes that are not text
-  /// kept only when no field of your own was named.
+  /// A body as it may be written: JSON redacted field by field; a form body (or a URL) redacted
+  /// item by item; other text in clear only when it can hold no named secret; bytes that are
+  /// not text kept only when no name of your own was given.
   ///
   /// - Parameter data: the body.
   /// - Returns: what may be written.
@@ -167,7 +239,7 @@ public struct Redaction: Sendable, Hashable {
     guard let text = String(data: data, encoding: .utf8) else {
       return namesExtraFields ? .withheld(withheld(data)) : .binary(data)
     }
-    if isForm(text) { return .text(query(text)) }
+    if isForm(text) { return .text(scrubbed(text)) }
     return mayHoldSecret(text) ? .withheld(withheld(data)) : .text(text)
   }
 
@@ -183,7 +255,8 @@ public struct Redaction: Sendable, Hashable {
     }
   }
 
-  /// A JSON value with every secret field replaced, also inside strings that hold JSON.
+  /// A JSON value with every secret field replaced, also inside strings that hold JSON, a URL,
+  /// a query or `name=value` pairs.
   ///
   /// - Parameter value: the value.
   /// - Returns: the redacted value.
@@ -194,39 +267,49 @@ public struct Redaction: Sendable, Hashable {
     case .object(let object):
       var copy = JSONObject()
       for (key, child) in object {
-        copy.append(key, isSecret(field: key) ? .string(Self.placeholder) : json(child))
+        copy.append(key, isSecret(field: key) ? secretValue(child) : json(child))
       }
       return .object(copy)
     case .string(let text):
       // Stringified JSON (`"{\"token\":\"…\"}"`) is redacted inside and written back as a
-      // string; so is a string holding a query or form (`"a=1&token=…"`).
+      // string; so is a URL, a query or a form (`"a=1&token=…"`).
       if let first = text.utf8.first(where: { $0 > 0x20 }),
         first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
         let inner = try? JSON(data: Data(text.utf8))
       {
         return .string(json(inner).rawText)
       }
-      return text.contains("=") && isForm(text) ? .string(query(text)) : value
+      return .string(scrubbed(text))
     default:
       return value
     }
   }
 
-  /// Whether a JSON field holds a secret: a secret field name, or a secret header name (a body
-  /// that echoes headers holds the same credentials).
+  /// What a secret field's value becomes: `<redacted>`, or in a recording its number (a string
+  /// or number is numbered by its text; an object or array as a whole).
+  private func secretValue(_ value: JSON) -> JSON {
+    guard numbers != nil else { return .string(Self.placeholder) }
+    switch value {
+    case .null: return .null
+    case .string(let text): return .string(placeholder(for: text))
+    default: return .string(placeholder(for: value.rawText))
+    }
+  }
+
+  /// Whether a JSON field holds a secret (the one list of names: a body that echoes headers
+  /// holds the same credentials).
   ///
   /// - Parameter name: the field name, any case.
   /// - Returns: whether its value is redacted.
   public func isSecret(field name: String) -> Bool {
-    let lowered = name.lowercased()
-    return fields.contains(lowered) || headers.contains(lowered)
+    isSecret(name: name)
   }
 
   /// What identifies a request body when recordings are matched: the SHA-256 (hex) of the body
   /// as it may be written, JSON with its keys sorted. A secret never reaches the hash, so the
-  /// hash reveals nothing a dictionary could find, and a request that carries a recorded
-  /// placeholder (a replayed `"refresh_token": "<redacted>"` sent back) or a fresh secret
-  /// matches the recording of the same request.
+  /// hash reveals nothing a dictionary could find; in a recording each secret is numbered, so a
+  /// request that sends back the `<token 3>` a replayed response handed out matches the
+  /// recording of the request that sent that token.
   ///
   /// - Parameter data: the body.
   /// - Returns: the hash, or nil for an empty body.
@@ -260,8 +343,8 @@ public struct Redaction: Sendable, Hashable {
   /// Whether text mentions a secret name, or fields of your own were named.
   private func mayHoldSecret(_ text: String) -> Bool {
     if namesExtraFields { return true }
-    let lowered = text.lowercased()
-    return fields.union(queryItems).contains { lowered.contains($0) }
+    let lowered = Self.normalized(text)
+    return names.contains { lowered.contains($0) }
   }
 
   /// `a=1&b=2`: no spaces or line breaks, and every pair has an `=`.

@@ -10,7 +10,8 @@ import Foundation
 /// Stubs (`StubResponse.fixture`), contract tests, and the recording and replay transports of
 /// EnvelopeTesting all read and write this one format.
 public struct Interaction: Sendable, Equatable {
-  /// What identifies a request when replaying: method, path, sorted query and body hash.
+  /// What identifies a request when replaying: method, path, sorted query, body hash and, in a
+  /// recording, the credentials it carried (as numbered placeholders).
   public struct Request: Sendable, Hashable, CustomStringConvertible {
     /// The method, upper-case.
     public var method: String
@@ -21,6 +22,13 @@ public struct Interaction: Sendable, Equatable {
     /// The SHA-256 in hex of the body as recordings write it (`Redaction.matchingHash(of:)`:
     /// secrets replaced, JSON keys sorted), or nil for no body.
     public var bodySHA256: String?
+    /// The secret headers the request carried, as a recording writes them (`authorization:
+    /// Bearer <token 2>`, one per line, names lower-case and sorted), or nil when it carried none
+    /// or the key was made without numbering (a recording made before numbering, a log).
+    /// Replay answers a request with the recordings made with the same credentials, so a
+    /// request sent with the token a replayed refresh handed out gets the answers recorded for
+    /// that token, however the requests of a concurrent flow interleave.
+    public var credentials: String?
 
     /// Creates a request key.
     ///
@@ -36,57 +44,73 @@ public struct Interaction: Sendable, Equatable {
       self.bodySHA256 = bodySHA256
     }
 
+    /// Creates a request key with the credentials it carried.
+    ///
+    /// - Parameters:
+    ///   - method: the method.
+    ///   - path: the path.
+    ///   - query: the query; its pairs are sorted here.
+    ///   - bodySHA256: the body hash.
+    ///   - credentials: the secret headers as written (see `credentials`).
+    public init(
+      method: String, path: String, query: String?, bodySHA256: String?, credentials: String?
+    ) {
+      self.init(method: method, path: path, query: query, bodySHA256: bodySHA256)
+      self.credentials = credentials.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The key without its credentials: what identifies the request whatever token it carried.
+    public var withoutCredentials: Request {
+      var base = self
+      base.credentials = nil
+      return base
+    }
+
     /// The key of a `URLRequest`, with secret query items and body fields replaced (recordings
     /// are written and matched with the same redaction, so no token reaches a file name or file,
-    /// and a replayed flow that sends back a recorded `<redacted>` still matches).
+    /// and a replayed flow that sends back a recorded placeholder still matches). With a
+    /// numbering redaction (a recording transport's), a secret a response issued keeps its
+    /// `<token n>`, a secret the app sent first is `<redacted>`, and the secret headers are kept
+    /// as `credentials`; otherwise every secret is `<redacted>` and `credentials` is nil.
     ///
     /// - Parameters:
     ///   - request: the request.
     ///   - redaction: which query items are secret.
     public init(_ request: URLRequest, redacting redaction: Redaction = .default) {
       let components = request.url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true) }
+      let redaction = redaction.forRequestKeys()
+      var credentials: String?
+      if redaction.numbers != nil {
+        credentials = (request.allHTTPHeaderFields ?? [:])
+          .filter { redaction.isSecret(header: $0.key) }
+          .sorted { $0.key.lowercased() < $1.key.lowercased() }
+          .map { $0.key.lowercased() + ": " + redaction.header($0.key, $0.value) }
+          .joined(separator: "\n")
+      }
       self.init(
         method: request.httpMethod ?? "GET", path: components?.percentEncodedPath ?? "/",
         query: components?.percentEncodedQuery.map(redaction.query),
-        bodySHA256: request.httpBody.flatMap(redaction.matchingHash(of:)))
+        bodySHA256: request.httpBody.flatMap(redaction.matchingHash(of:)),
+        credentials: credentials)
     }
 
-    /// A file name that is valid on every file system and distinct for distinct requests:
-    /// `GET_users_ada`, path segments joined by `_`, every byte other than letters, digits, `-`
-    /// and `.` written as `~XX` (so `/users/a b` and `/users/a-20b` differ), plus `_` and 8 hex
-    /// digits of the query and body hash when there are any. A name longer than 120 characters
-    /// is cut to 100 and ends in `+` and 16 hex digits of the whole name.
+    /// A file name that is valid on every file system and reads as the request: `GET_users_ada`,
+    /// path segments joined by `_`, every byte other than letters, digits, `-` and `.` written
+    /// as `~XX`; a short query made only of letters, digits and `-._` kept readable
+    /// (`GET_repos_o_r_issues_page-1` for `?page=1`, `&` as `_`); a longer or unsafe query (a
+    /// redacted secret, spaces, encoded bytes) and any body as `_` and 8 hex digits of their
+    /// hash. See `FixtureName.recording`.
     public var fileName: String {
-      let segments = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
-      let slug =
-        segments.isEmpty
-        ? "root"
-        : segments.split(separator: "/", omittingEmptySubsequences: false).map {
-          Self.escaped(String($0))
-        }.joined(separator: "_")
-      var name = Self.escaped(method) + "_" + slug
-      if query != nil || bodySHA256 != nil {
-        let identity = (query ?? "") + "\n" + (bodySHA256 ?? "")
-        name += "_" + SHA256.hex(Data(identity.utf8)).prefix(8)
-      }
-      guard name.utf8.count > 120 else { return name }
-      return name.prefix(100) + "+" + SHA256.hex(Data(name.utf8)).prefix(16)
+      FixtureName.recording(
+        method: method, path: path, query: query, bodySHA256: bodySHA256, readableQuery: true)
     }
 
-    /// Letters, digits, `-` and `.` as they are; every other UTF-8 byte as `~XX`.
-    private static func escaped(_ text: String) -> String {
-      var result = ""
-      for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
-          result.unicodeScalars.append(Unicode.Scalar(byte))
-        default:
-          let hex = String(byte, radix: 16, uppercase: true)
-          result += byte < 16 ? "~0" + hex : "~" + hex
-        }
-      }
-      return result
+    /// The file name with the query always hashed (`GET_repos_o_r_issues_1a2b3c4d`), distinct
+    /// for distinct requests: what a recording is written as when its readable name holds a
+    /// recording of another request.
+    public var hashedFileName: String {
+      FixtureName.recording(
+        method: method, path: path, query: query, bodySHA256: bodySHA256, readableQuery: false)
     }
 
     /// `POST /login?a=1 (body 3f2a…)`.
@@ -94,6 +118,9 @@ public struct Interaction: Sendable, Equatable {
       var text = method + " " + path
       if let query { text += "?" + query }
       if let bodySHA256 { text += " (body \(bodySHA256.prefix(12))…)" }
+      if let credentials {
+        text += " [" + credentials.split(separator: "\n").joined(separator: ", ") + "]"
+      }
       return text
     }
 
@@ -182,7 +209,8 @@ public struct Interaction: Sendable, Equatable {
     if let recorded = json["request"], let method = recorded["method"]?.stringValue {
       request = Request(
         method: method, path: recorded["path"]?.stringValue ?? "/",
-        query: recorded["query"]?.stringValue, bodySHA256: recorded["bodySHA256"]?.stringValue)
+        query: recorded["query"]?.stringValue, bodySHA256: recorded["bodySHA256"]?.stringValue,
+        credentials: recorded["credentials"]?.stringValue)
     }
     var interaction = Interaction(
       request: request, status: status, headers: headers, body: body,
@@ -240,6 +268,9 @@ public struct Interaction: Sendable, Equatable {
       object.append("path", .string(request.path))
       if let query = request.query { object.append("query", .string(query)) }
       if let hash = request.bodySHA256 { object.append("bodySHA256", .string(hash)) }
+      if let credentials = request.credentials {
+        object.append("credentials", .string(credentials))
+      }
       if occurrence > 1 { object.append("occurrence", .number(JSONNumber(occurrence))) }
       var sentHeaders = JSONObject()
       for (name, value) in requestHeaders.sorted(by: { $0.key < $1.key }) {

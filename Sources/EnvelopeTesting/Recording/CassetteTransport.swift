@@ -9,8 +9,10 @@ import Foundation
 /// Records and replays an ordered list of interactions in one file per test, for flows where the
 /// same request is answered differently over time (a 401, then after a token refresh a 200).
 ///
-/// Replay answers the n-th request with a given method, path, query and body with the n-th
-/// recorded interaction that matches it; asking once more than recorded is a `ReplayError`.
+/// Replay answers the n-th request with a given method, path, query, body and credentials (see
+/// `ReplayTransport`) with the n-th recorded interaction that matches it; asking once more than
+/// recorded is a `ReplayError`, and so is a request the cassette does not hold (the error says
+/// how many interactions it holds and which are closest).
 /// Modes as `RecordMode`: `missing` (default) replays an existing cassette and records a new one;
 /// `all` re-records; `never` only replays; `failed` records a missing cassette and fails the test.
 /// Secrets are hidden as in `RecordingTransport`.
@@ -115,7 +117,7 @@ public struct CassetteTransport: HTTPTransport {
   /// - Throws: `ReplayError` when the cassette has no (more) answer for the request; the base
   ///   transport's errors when recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction)
+    let key = Interaction.Request(request, redacting: redaction.numbering(tape.numbers))
     guard tape.isRecording else {
       guard tape.exists else {
         throw ReplayError(
@@ -125,25 +127,35 @@ public struct CassetteTransport: HTTPTransport {
       }
       switch tape.next(for: key) {
       case .answer(let interaction):
+        tape.numbers.saw(interaction)
         return try await ReplayTransport.answer(request, with: interaction)
       case .exhausted(let times):
         var error = ReplayError(request: key, folder: file, candidates: [])
         error.timesRecorded = times
+        throw error
+      case .unrecorded(let interactions):
+        let entries = interactions.enumerated().map { ("interactions[\($0.offset)]", $0.element) }
+        var error = ReplayError(
+          request: key, folder: file, candidates: ReplayTransport.closest(to: key, entries))
+        error.recordingCount = interactions.count
+        error.isCassette = true
         throw error
       }
     }
     let (data, response) = try await base.send(request)
     let interaction = RecordingTransport.interaction(
       request, key: key, body: data, response: response)
-    let all = tape.append(interaction)
-    try write(all)
-    if mode == .failed, all.count == 1 { RecordingIssue.report(recorded: file, at: site) }
+    // Appended and written under one lock: two requests that finish together would otherwise
+    // write their snapshots in either order, and the older one would drop the newer's answer.
+    let count = try tape.append(interaction) { try write($0) }
+    if mode == .failed, count == 1 { RecordingIssue.report(recorded: file, at: site) }
     return (data, response)
   }
 
   private func write(_ interactions: [Interaction]) throws {
     var object = JSONObject()
-    object.append("interactions", .array(interactions.map { $0.json(redacting: redaction) }))
+    let numbered = redaction.numbering(tape.numbers)
+    object.append("interactions", .array(interactions.map { $0.json(redacting: numbered) }))
     try FileManager.default.createDirectory(
       at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
     try Data((JSON.object(object).prettyText() + "\n").utf8).write(to: file, options: .atomic)
@@ -167,8 +179,14 @@ public struct CassetteTransport: HTTPTransport {
 private final class Tape: @unchecked Sendable {
   enum Next {
     case answer(Interaction)
+    /// The request is recorded, fewer times than it was asked.
     case exhausted(times: Int)
+    /// The request is not recorded; the cassette's interactions.
+    case unrecorded([Interaction])
   }
+
+  /// The numbers given to the secrets of this recording or replay.
+  let numbers = SecretNumbers()
 
   let isRecording: Bool
   /// Whether the cassette file existed when replay began.
@@ -183,20 +201,23 @@ private final class Tape: @unchecked Sendable {
     interactions = recorded
   }
 
-  /// The interaction for the n-th time `key` is asked.
+  /// The interaction for the n-th time `key` is asked, among the recorded interactions that
+  /// match it (see `ReplayTransport`: the same credentials when they were recorded).
   func next(for key: Interaction.Request) -> Next {
-    let index = asked.next(key) - 1
-    return lock.withLock {
-      let matching = interactions.filter { $0.request == key }
-      return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
-    }
+    let recorded = lock.withLock { interactions }
+    let matching = ReplayTransport.matching(key, recorded)
+    guard !matching.isEmpty else { return .unrecorded(recorded) }
+    let index = asked.next(ReplayTransport.countingKey(key, matching)) - 1
+    return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
   }
 
-  /// Adds a recorded interaction; returns them all, in order.
-  func append(_ interaction: Interaction) -> [Interaction] {
-    lock.withLock {
+  /// Adds a recorded interaction and hands them all, in order, to `write` before another can be
+  /// added; returns how many there are.
+  func append(_ interaction: Interaction, write: ([Interaction]) throws -> Void) throws -> Int {
+    try lock.withLock {
       interactions.append(interaction)
-      return interactions
+      try write(interactions)
+      return interactions.count
     }
   }
 }

@@ -8,12 +8,15 @@ import Foundation
 
 /// Wraps a real transport and writes each exchange as an interaction file, to replay later.
 ///
-/// Files are named from the request (`GET_users_ada.json`, with a short hash when there is a
-/// query or body; see `Interaction.Request.fileName`), pretty-printed with sorted keys, and
-/// written atomically. Secrets are hidden by one `Redaction`: the default secret headers, query
-/// items and JSON fields, plus the ones you name, minus the ones you reveal. Requests are matched
-/// on that redacted form, so a replayed login's `"refresh_token": "<redacted>"`, sent back by the
-/// app, matches the recorded refresh. Volatile headers (`Date`, `Content-Length`, `Connection`,
+/// Files are named from the request (`GET_users_ada.json`, `GET_issues_page-1.json` for a short
+/// query, a short hash for a long or unsafe query and for a body; see
+/// `Interaction.Request.fileName`), pretty-printed with sorted keys, and written atomically.
+/// Secrets are hidden by one `Redaction` (the one list of secret names, plus the ones you name,
+/// minus the ones you reveal), each distinct secret of the run written as `<token 1>`,
+/// `<token 2>`, … by first appearance. Requests are matched on that redacted form, so a replayed
+/// login's `"refresh_token": "<token 3>"`, sent back by the app, matches the recorded refresh,
+/// and a request carrying the token a replayed refresh issued matches the recordings made with
+/// it (see `ReplayTransport`). Volatile headers (`Date`, `Content-Length`, `Connection`,
 /// `Keep-Alive`, `Transfer-Encoding`) are left out so that re-recording an unchanged API changes
 /// no file.
 ///
@@ -43,8 +46,11 @@ public struct RecordingTransport: HTTPTransport {
   public let onWriteFailure: @Sendable (RecordingWriteError) -> Void
   /// Where the test created this transport: the `failed` mode fails the test there.
   private let site: TestSite
-  /// How many times each request was asked, and which were recorded during this run.
+  /// How many times each request was asked, which were recorded during this run, and the
+  /// numbers given to its secrets.
   private let run = RecordingRun()
+  /// Answers from the folder, numbering secrets with this run's numbers.
+  private let replay: ReplayTransport
 
   /// The headers never written.
   public static let volatileHeaders: Set<String> = [
@@ -88,7 +94,11 @@ public struct RecordingTransport: HTTPTransport {
       revealing: revealing)
     self.onWriteFailure = onWriteFailure
     self.site = TestSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    self.replay = ReplayTransport(folder: folder, redacting: redaction, numbers: run.numbers)
   }
+
+  /// The redaction with this run's numbering: what keys and files are made with.
+  private var numbered: Redaction { redaction.numbering(run.numbers) }
 
   /// Replays or sends `request` as the mode says, recording what the network answers.
   ///
@@ -96,14 +106,12 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the body and response (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction)
-    let occurrence = run.asked.next(key)
-    if mode == .never || (mode != .all && !run.wasRecorded(key)) {
-      switch try ReplayTransport(folder: folder, redacting: redaction).lookup(
-        key, occurrence: occurrence)
-      {
+    let key = Interaction.Request(request, redacting: numbered)
+    let occurrence = run.asked.next(key.withoutCredentials)
+    if mode == .never || (mode != .all && !run.wasRecorded(key.withoutCredentials)) {
+      switch try replay.lookup(key) {
       case .success(let interaction):
-        return try await ReplayTransport.answer(request, with: interaction)
+        return try await replay.play(request, interaction)
       case .failure(let missing):
         if mode == .never { throw missing }
       }
@@ -131,10 +139,17 @@ public struct RecordingTransport: HTTPTransport {
   }
 
   /// `GET_me.json` for the first occurrence, `GET_me@2.json` for the second (`@` never occurs
-  /// in a request's file name).
+  /// in a request's file name); the hashed name (`Interaction.Request.hashedFileName`) when the
+  /// readable one holds a recording of another request (`/a?b=c` and `/a/b-c` read alike, and
+  /// a file system may ignore case).
   private func file(for key: Interaction.Request, occurrence: Int) -> URL {
-    folder.appendingPathComponent(
-      key.fileName + (occurrence > 1 ? "@\(occurrence)" : "") + ".json")
+    let suffix = (occurrence > 1 ? "@\(occurrence)" : "") + ".json"
+    let readable = folder.appendingPathComponent(key.fileName + suffix)
+    guard let data = FileManager.default.contents(atPath: readable.path),
+      let recorded = (try? Interaction.read(data))??.request,
+      recorded.withoutCredentials != key.withoutCredentials
+    else { return readable }
+    return folder.appendingPathComponent(key.hashedFileName + suffix)
   }
 
   /// Sends `request` through the base transport and writes the interaction file.
@@ -142,13 +157,13 @@ public struct RecordingTransport: HTTPTransport {
     async throws -> (Data, HTTPURLResponse)
   {
     let (data, response) = try await base.send(request)
-    run.recorded(key)
+    run.recorded(key.withoutCredentials)
     var interaction = Self.interaction(request, key: key, body: data, response: response)
     interaction.occurrence = occurrence
     let file = file(for: key, occurrence: occurrence)
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try interaction.fileContents(redacting: redaction).write(to: file, options: .atomic)
+      try interaction.fileContents(redacting: numbered).write(to: file, options: .atomic)
     } catch {
       onWriteFailure(RecordingWriteError(request: key, file: file, underlying: error))
     }
@@ -162,6 +177,7 @@ public struct RecordingTransport: HTTPTransport {
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 private final class RecordingRun: @unchecked Sendable {
   let asked = AskCounter()
+  let numbers = SecretNumbers()
   private let lock = NSLock()
   private var recordedKeys: Set<Interaction.Request> = []
 

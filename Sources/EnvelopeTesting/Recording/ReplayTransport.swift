@@ -8,13 +8,17 @@ import Foundation
 
 /// Answers requests from recorded interaction files, with no network.
 ///
-/// A request matches a recording when method, path, sorted query and body hash are all equal
-/// (headers are not matched; the body is compared as recordings write it, secrets replaced, so
-/// a flow that sends back a recorded `<redacted>` token still matches). Every `.json` file below
-/// `folder` that has a `request` section is a candidate; the folder is read on each request, so
-/// recordings made meanwhile count. The n-th identical request is answered by the recording of
-/// occurrence n (`GET_me@2.json` for the second), or by the last one when fewer were recorded:
-/// a login → 401 → refresh → retry flow replays in the order it was recorded.
+/// A request matches a recording when method, path, sorted query and body are equal, and the
+/// credentials it carries (its secret headers) are those the recording was made with. Secrets
+/// are compared as recordings write them: each distinct secret of a run is numbered by first
+/// appearance (`<token 1>`, `<token 2>`, …), so a flow that sends back the `<token 4>` a
+/// replayed refresh handed out gets the answers recorded for `<token 4>`, not the 401 recorded
+/// for the expired `<token 2>`, however its concurrent requests interleave. (A recording made
+/// before credentials were recorded matches whatever a request carries.) Other headers are not
+/// matched. Every `.json` file below `folder` that has a `request` section is a candidate; the
+/// folder is read on each request, so recordings made meanwhile count. Among the recordings
+/// that match, the n-th request gets the n-th in recorded order (`GET_me@2.json` is the
+/// second), or the last one when fewer were recorded.
 ///
 /// ```swift
 /// let replay = ReplayTransport(folder: FixtureRoot.find()!.appending(path: "recorded"))
@@ -23,10 +27,12 @@ import Foundation
 public struct ReplayTransport: HTTPTransport {
   /// The folder searched, recursively.
   public let folder: URL
-  /// Which query items were redacted when recording (requests are matched redacted the same way).
+  /// Which names were redacted when recording (requests are matched redacted the same way).
   public let redaction: Redaction
   /// How many times each request was asked of this transport.
   private let asked = AskCounter()
+  /// The numbers this transport gave the secrets it met.
+  private let numbers: SecretNumbers
 
   /// Creates a transport over a folder.
   ///
@@ -34,8 +40,14 @@ public struct ReplayTransport: HTTPTransport {
   ///   - folder: the recordings.
   ///   - redaction: the redaction the recordings were made with; the defaults when omitted.
   public init(folder: URL, redacting redaction: Redaction = .default) {
+    self.init(folder: folder, redacting: redaction, numbers: SecretNumbers())
+  }
+
+  /// A transport that numbers secrets with `numbers` (a recording transport's, shared with it).
+  init(folder: URL, redacting redaction: Redaction, numbers: SecretNumbers) {
     self.folder = folder
     self.redaction = redaction
+    self.numbers = numbers
   }
 
   /// Answers `request` from its recording, after the recorded delay; a recorded transport error
@@ -45,35 +57,56 @@ public struct ReplayTransport: HTTPTransport {
   /// - Returns: the recorded body and response.
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction)
-    let interaction = try lookup(key, occurrence: asked.next(key)).get()
+    let key = Interaction.Request(request, redacting: redaction.numbering(numbers))
+    return try await play(request, try lookup(key).get())
+  }
+
+  /// Plays `interaction` back, noting the numbered secrets it hands out.
+  func play(_ request: URLRequest, _ interaction: Interaction) async throws -> (
+    Data, HTTPURLResponse
+  ) {
+    numbers.saw(interaction)
     return try await Self.answer(request, with: interaction)
   }
 
-  /// The recording that answers the `occurrence`-th request `key`, or the `ReplayError` naming
-  /// the closest recordings when it was never recorded.
+  /// The recording that answers `key` this time, or the `ReplayError` naming the closest
+  /// recordings when it was never recorded.
   ///
   /// - Throws: when the folder holds a malformed interaction file.
-  func lookup(_ key: Interaction.Request, occurrence: Int) throws -> Result<
-    Interaction, ReplayError
-  > {
+  func lookup(_ key: Interaction.Request) throws -> Result<Interaction, ReplayError> {
     let recordings = try self.recordings()
-    guard let interaction = Self.recording(for: key, occurrence: occurrence, in: recordings) else {
-      return .failure(
-        ReplayError(request: key, folder: folder, candidates: Self.closest(to: key, recordings)))
+    let matching = Self.matching(key, recordings.map(\.interaction))
+    guard !matching.isEmpty else {
+      var error = ReplayError(
+        request: key, folder: folder, candidates: Self.closest(to: key, recordings))
+      error.recordingCount = recordings.count
+      return .failure(error)
     }
-    return .success(interaction)
+    let ordered = matching.enumerated().sorted {
+      ($0.element.occurrence, $0.offset) < ($1.element.occurrence, $1.offset)
+    }.map(\.element)
+    let index = asked.next(Self.countingKey(key, matching)) - 1
+    return .success(index < ordered.count ? ordered[index] : ordered[ordered.count - 1])
   }
 
-  /// The recording that answers the `occurrence`-th request `key`: the one recorded for that
-  /// occurrence, else the last one recorded; nil when the request was never recorded.
-  static func recording(
-    for key: Interaction.Request, occurrence: Int,
-    in recordings: [(file: String, interaction: Interaction)]
-  ) -> Interaction? {
-    let matching = recordings.map(\.interaction).filter { $0.request == key }
-    return matching.first { $0.occurrence == occurrence }
-      ?? matching.max { $0.occurrence < $1.occurrence }
+  /// The recordings that may answer `key`, in recorded order: the same method, path, query and
+  /// body, and the same credentials when the recording has any.
+  static func matching(_ key: Interaction.Request, _ interactions: [Interaction]) -> [Interaction] {
+    let base = key.withoutCredentials
+    return interactions.filter { interaction in
+      guard let recorded = interaction.request, recorded.withoutCredentials == base else {
+        return false
+      }
+      return recorded.credentials == nil || recorded.credentials == key.credentials
+    }
+  }
+
+  /// What asks are counted by: the key with its credentials when the recordings have them, else
+  /// without (a recording made before credentials were recorded).
+  static func countingKey(_ key: Interaction.Request, _ matching: [Interaction])
+    -> Interaction.Request
+  {
+    matching.contains { $0.request?.credentials != nil } ? key : key.withoutCredentials
   }
 
   /// Plays one interaction back for `request`.
@@ -124,6 +157,9 @@ public struct ReplayTransport: HTTPTransport {
       }
       if recorded.query == key.query { score += 2 } else { differs.append("query") }
       if recorded.bodySHA256 == key.bodySHA256 { score += 1 } else { differs.append("body") }
+      if recorded.credentials != nil, recorded.credentials != key.credentials {
+        differs.append("credentials")
+      }
       return (score, ReplayError.Candidate(file: file, request: recorded, differs: differs))
     }
     return scored.sorted { $0.0 > $1.0 }.prefix(3).map(\.1)
@@ -164,6 +200,10 @@ public struct ReplayError: Error, CustomStringConvertible {
   public var timesRecorded: Int?
   /// Why nothing could match, when it is not a missing recording (a missing cassette file).
   public var reason: String?
+  /// How many recordings the folder (or interactions the cassette) holds.
+  public var recordingCount = 0
+  /// Whether `folder` is a cassette file rather than a folder of recordings.
+  public var isCassette = false
 
   /// Creates the error.
   ///
@@ -188,8 +228,12 @@ public struct ReplayError: Error, CustomStringConvertible {
         "\(request) was asked \(timesRecorded + 1) times but the cassette \(folder.path) holds it \(timesRecorded) time\(timesRecorded == 1 ? "" : "s")"
     }
     if let reason { return "no recorded interaction answers \(request): \(reason)" }
+    let holder = isCassette ? "the cassette" : "the folder"
     var text = "no recorded interaction matches \(request) in \(folder.path)"
-    if candidates.isEmpty { return text + "; the folder has no recordings" }
+    guard recordingCount > 0 else { return text + "; \(holder) holds no recordings" }
+    let plural = recordingCount == 1 ? "" : "s"
+    text += "; \(holder) holds \(recordingCount) recording\(plural), none for this request"
+    if candidates.isEmpty { return text }
     text += "; closest:"
     for candidate in candidates {
       text +=
