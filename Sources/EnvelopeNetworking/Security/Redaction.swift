@@ -122,7 +122,13 @@ public struct Redaction: Sendable, Hashable {
   /// - Parameter name: the name.
   /// - Returns: whether its value is redacted.
   public func isSecret(name: String) -> Bool {
-    names.contains(Self.normalized(name))
+    if names.contains(Self.normalized(name)) { return true }
+    // A nested query or form key, as `RequestTask.parameters` writes them (`auth[token]`,
+    // `token[]`, `user[0][password]`): secret when any of its parts is.
+    guard name.contains("[") else { return false }
+    return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains {
+      names.contains(Self.normalized(String($0)))
+    }
   }
 
   /// What replaces the secret `value`: `<redacted>`, or its number in a recording.

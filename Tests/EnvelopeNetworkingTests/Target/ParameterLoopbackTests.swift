@@ -95,23 +95,19 @@ import Testing
     #expect(!log.contains("S3CR3T"), "\(log)")
   }
 
-  // Known gaps of `Redaction` (Security/Redaction.swift, not changed here): a secret name is
-  // matched against the whole query key, so `auth[token]` is written in clear; and the
-  // default query item names (`api_key`, `key`) are not JSON field names, so
-  // `{"api_key": …}` is written in clear. These fail (and so pass as known issues) until
-  // Redaction covers them; then `withKnownIssue` reports that they no longer fail.
+  // Secrets inside nested keys (`auth[token]`, `user[password]`, `token[]`) and `api_key` as a
+  // JSON field are redacted like any other secret name (one list, Security/Redaction.swift).
 
-  @Test func aSecretInsideANestedQueryKeyIsNotRedactedYet() async throws {
-    let log = try await logged(.parameters(["auth": ["token": "S3CR3T-n"]], encoding: .url), .get)
-    withKnownIssue("Redaction matches whole query keys: auth[token] is not `token`") {
-      #expect(!log.contains("S3CR3T"), "\(log)")
-    }
-  }
-
-  @Test func anAPIKeyInAJSONBodyIsNotRedactedYet() async throws {
-    let log = try await logged(.parameters(["api_key": "S3CR3T-j"], encoding: .json), .post)
-    withKnownIssue("api_key is a default query item name, not a default JSON field name") {
-      #expect(!log.contains("S3CR3T"), "\(log)")
-    }
+  @Test(arguments: [
+    (RequestTask.parameters(["auth": ["token": "S3CR3T-n"]], encoding: .url), "GET"),
+    (.parameters(["user": ["password": "S3CR3T-f", "name": "ada"]], encoding: .url), "POST"),
+    (.parameters(["token": ["S3CR3T-a", "S3CR3T-b"]], encoding: .queryString), "POST"),
+    (.parameters(["api_key": "S3CR3T-j"], encoding: .json), "POST"),
+  ])
+  func secretsInNestedKeysAndJSONFieldsAreRedacted(task: RequestTask, method: String)
+    async throws
+  {
+    let log = try await logged(task, method == "GET" ? .get : .post)
+    #expect(!log.contains("S3CR3T"), "\(log)")
   }
 }
