@@ -240,6 +240,11 @@ struct PNode: Codable, Equatable {
   var children: [PNode]
 }
 
+/// A model with an Optional at `data`: what `DecodableWrapper<PItem?>` at `data` must agree with.
+struct PItemAtData: Decodable {
+  var data: PItem?
+}
+
 /// An envelope's outcome, comparable.
 struct PEnvelope<T: Decodable & Equatable>: Decodable, Equatable {
   var code: EnvelopeCode?
@@ -602,6 +607,19 @@ enum PromiseOracle {
       check(
         "DecodableWrapper", json, wrapped,
         decode: { try $0.decodeWithReport(DecodableWrapper<[PItem]>.self, from: $1).map(\.value) },
+        into: &outcome)
+      // An Optional at a path: what JSONDecoder decodes for a model with a `PItem?` there, the
+      // document being an object or (drifting) any other value.
+      generator.documentedDifference = false
+      let item = generator.value(.optional(PItem.shape))
+      let document = generator.chance(80) ? #"{"data":"# + item + "}" : item
+      var optional = lenient
+      optional.userInfo[.decodingPath] = JSONPath("data")
+      check(
+        "DecodableWrapper of an Optional", document, optional,
+        decode: { try $0.decodeWithReport(DecodableWrapper<PItem?>.self, from: $1).map(\.value) },
+        foundation: generator.documentedDifference
+          ? nil : { try foundation.decode(PItemAtData.self, from: $0).data },
         into: &outcome)
     default:
       // Numbers alone, at the root, into every number type.
