@@ -13,12 +13,17 @@ public struct DecodableWrapper<T: Decodable>: Decodable {
 
   /// Decodes the value at the path in `userInfo[.decodingPath]` (the root when absent).
   ///
+  /// A step of the path that meets a value of another kind (`true` where `data` is looked up)
+  /// is a type error, as for a model with an Optional property at that key: for an Optional `T`,
+  /// only a missing key or null gives nil.
+  ///
   /// - Parameter decoder: any decoder.
   /// - Throws: `DecodingError.keyNotFound` naming the path when it is missing (unless `T` is
-  ///   Optional, which gives nil), and the errors of decoding `T`.
+  ///   Optional, which gives nil), `DecodingError.typeMismatch` for a step that is not an object
+  ///   or array, and the errors of decoding `T`.
   public init(from decoder: any Decoder) throws {
     let path = decoder.userInfo[.decodingPath] as? JSONPath ?? .root
-    if let found = try decodeValue(T.self, at: path, in: decoder) {
+    if let found = try decodeValue(T.self, at: path, in: decoder, steps: .otherKindIsAnError) {
       value = found
     } else if let optional = T.self as? any DecodableOptional.Type,
       let none = optional.nilValue as? T
@@ -61,7 +66,11 @@ public struct OneOrMany<T: Decodable>: Decodable {
     // one-element-array coercion never stands in for the single value strict reads.
     let elements: (any UnkeyedDecodingContainer)?
     if let source = decoder as? any JSONValueSource {
-      elements = source.currentKindIsArray ? try decoder.unkeyedContainer() : nil
+      if !source.currentKindIsArray, let single = try source.oneOrManySingle(T.self) {
+        values = [single]
+        return
+      }
+      elements = try decoder.unkeyedContainer()
     } else {
       do {
         elements = try decoder.unkeyedContainer()

@@ -61,7 +61,7 @@ extension DecoderImpl {
   /// Its nesting counts against the same `maxDepth` as the outer document, so strings holding
   /// arrays holding strings cannot nest without bound; past the limit the decode stops (a depth
   /// error is never a fallback).
-  private func embeddedDocument(at position: DecodingPosition, kind: JSONToken.Kind) throws
+  func embeddedDocument(at position: DecodingPosition, kind: JSONToken.Kind) throws
     -> JSONDocument?
   {
     guard let index = position.index, position.document.kind(index) == .string else { return nil }

@@ -291,6 +291,17 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     try optional(type, key)
   }
 
+  // Without these two the standard library's defaults answer (`contains`, `decodeNil`, then
+  // `decode`): a lenient `"x"` would be a `defaulted` 0, not a `nulled` nil.
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? {
+    try optional(type, key)
+  }
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? {
+    try optional(type, key)
+  }
+
   // MARK: - Mapped keys
 
   @inline(__always)

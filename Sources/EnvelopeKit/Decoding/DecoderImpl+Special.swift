@@ -383,6 +383,24 @@ extension DecoderImpl {
 extension DecoderImpl: JSONValueSource {
   var currentKindIsArray: Bool { position.kind == .array }
 
+  func oneOrManySingle<T: Decodable>(_ type: T.Type) throws -> T? {
+    guard leniency.coercesKinds, position.kind == .string else {
+      return try unbox(type, at: position)
+    }
+    // A string: the single value when strict reads it so (no entry); else, when the string
+    // holds an array, the many form, coerced (a too-deep element then stops the decode, as in
+    // any array); else the single value's fallback or error.
+    let mark = recorder.mark
+    let single = try recovering { try unbox(type, at: position) }
+    if let single, recorder.mark == mark { return single }
+    if try embeddedDocument(at: position, kind: .array) != nil {
+      recorder.rollback(to: mark)
+      return nil
+    }
+    if let single { return single }
+    return try unbox(type, at: position)
+  }
+
   /// The value at the current position as it is in the document; null for a missing value
   /// read as null, else a missing value is an error.
   func currentJSON() throws -> JSON {

@@ -47,11 +47,63 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     return true
   }
 
-  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+  mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(type) }
+
+  private mutating func element<T: Decodable>(_ type: T.Type) throws -> T {
     guard !isAtEnd else { throw endError(type) }
     let value = try decoder.unbox(type, at: current(type, allowsFallback: false))
     advance()
     return value
+  }
+
+  // The standard library's defaults for these two throw "not implemented" instead of reaching
+  // the generic `decode`.
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  mutating func decode(_ type: Int128.Type) throws -> Int128 { try element(type) }
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try element(type) }
+
+  // MARK: - Optionals
+
+  /// Past the end or null is nil. A present value that is not a `T` is an error in strict policy
+  /// and nil (reported `nulled`) in lenient, as in a keyed container.
+  mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+    try optionalElement(type)
+  }
+
+  private mutating func optionalElement<T: Decodable>(_ type: T.Type) throws -> T? {
+    guard !isAtEnd else { return nil }
+    guard document.kind(next) != .null else {
+      advance()
+      return nil
+    }
+    let value = try decoder.presentOptional(type, at: current(type, allowsFallback: false))
+    advance()
+    return value
+  }
+
+  // The scalar overloads share the generic rule; they exist so that the standard library's
+  // defaults (`decodeNil`, then `decode`, which cannot null a lenient value) are not used.
+  mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try optionalElement(type) }
+  mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try optionalElement(type) }
+
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  mutating func decodeIfPresent(_ type: Int128.Type) throws -> Int128? { try optionalElement(type) }
+  @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+  mutating func decodeIfPresent(_ type: UInt128.Type) throws -> UInt128? {
+    try optionalElement(type)
   }
 
   /// A container the caller asked for explicitly: leniently an empty one (reported) when the

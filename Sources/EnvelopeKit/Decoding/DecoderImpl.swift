@@ -408,9 +408,12 @@ package func reinterpret<U, T>(_ value: U, as type: T.Type) -> T {
   return unsafeBitCast(value, to: T.self)
 }
 
-/// The scalar types the decoder reads from tokens, told apart by metatype identity (pointer
-/// comparisons, no conformance lookup).
-enum ScalarKind {
+/// The scalar types of the `Codable` container protocols (the types every container has its own
+/// `decode`, `decodeIfPresent` and `encode` overloads for), told apart by metatype identity
+/// (pointer comparisons, no conformance lookup). The one list of them: the decoder reads these
+/// from tokens, and `ScalarListTests` drives every container of the decoder and of the encoder
+/// through each case, so a type one side handles and the other does not fails there.
+enum ScalarKind: CaseIterable {
   case string, int, double, bool, int64, float, uint64, int32, uint, uint32, int16, uint16, int8
   case uint8, int128, uint128
 

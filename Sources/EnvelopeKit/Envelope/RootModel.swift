@@ -86,11 +86,22 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
 
 extension RootModel: Sendable where T: Sendable {}
 
+/// What a step of a path that meets a value of another kind (a string where a key is looked up)
+/// means.
+enum PathStep {
+  /// The path is missing, as in the document (an envelope's code, message and data paths).
+  case otherKindIsMissing
+  /// A type error, as when a model with an Optional property at that key is decoded from it
+  /// (`DecodableWrapper`): only a missing key or null gives nil.
+  case otherKindIsAnError
+}
+
 /// Decodes `type` at `path` below the decoder's value with any `Decoder`; nil when a step is
 /// missing. One pass: containers are walked, nothing is re-encoded.
-func decodeValue<V: Decodable>(_ type: V.Type, at path: JSONPath, in decoder: any Decoder) throws
-  -> V?
-{
+func decodeValue<V: Decodable>(
+  _ type: V.Type, at path: JSONPath, in decoder: any Decoder,
+  steps: PathStep = .otherKindIsMissing
+) throws -> V? {
   var current = decoder
   for component in path.components {
     switch component {
@@ -99,7 +110,7 @@ func decodeValue<V: Decodable>(_ type: V.Type, at path: JSONPath, in decoder: an
       let container: KeyedDecodingContainer<AnyCodingKey>
       do {
         container = try current.container(keyedBy: AnyCodingKey.self)
-      } catch DecodingError.typeMismatch {
+      } catch DecodingError.typeMismatch where steps == .otherKindIsMissing {
         return nil  // a step that is not an object: the path is missing, as in the document
       }
       guard container.contains(key) else { return nil }
@@ -108,7 +119,7 @@ func decodeValue<V: Decodable>(_ type: V.Type, at path: JSONPath, in decoder: an
       var container: any UnkeyedDecodingContainer
       do {
         container = try current.unkeyedContainer()
-      } catch DecodingError.typeMismatch {
+      } catch DecodingError.typeMismatch where steps == .otherKindIsMissing {
         return nil
       }
       guard position >= 0 else { return nil }

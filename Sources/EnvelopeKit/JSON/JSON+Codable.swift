@@ -111,4 +111,8 @@ protocol JSONValueSource {
   func currentJSON() throws -> JSON
   /// Whether the current value is a JSON array.
   var currentKindIsArray: Bool { get }
+  /// `OneOrMany`'s single value, read as it reads every value that is not an array; nil when
+  /// the value is read as the many form instead: leniently, a string holding a JSON array
+  /// whose single reading strict would reject (the array is then read, to its depth).
+  func oneOrManySingle<T: Decodable>(_ type: T.Type) throws -> T?
 }

@@ -292,8 +292,13 @@ private final class Dog: Animal {
     let big = Data("[9223372036854775807.0]".utf8)
     #expect(try strict.decode([Int64].self, from: big) == [Int64.max])
     #expect(throws: DecodingError.self) { try JSONDecoder().decode([Int64].self, from: big) }
-    // A UTF-32LE byte order mark: Foundation takes it for UTF-16LE.
-    let utf32 = try #require("[1]".data(using: .utf32))
+    // UTF-32LE after its byte order mark (FF FE 00 00): we decode it in both policies, as
+    // swift-foundation's own tests expect; the Linux toolchain's JSONDecoder throws.
+    let utf32 = Data([0xFF, 0xFE, 0, 0]) + (try #require("[1]".data(using: .utf32LittleEndian)))
     #expect(try strict.decode([Int].self, from: utf32) == [1])
+    #expect(try LenientDecoder().decode([Int].self, from: utf32) == [1])
+    #if os(Linux)
+      #expect(throws: (any Error).self) { try JSONDecoder().decode([Int].self, from: utf32) }
+    #endif
   }
 }

@@ -10,8 +10,9 @@ import Testing
 
 @Suite struct ReportInvariantTests {
   /// 16 seeds of 1,300 cases: over 20,000 generated inputs (some cases check several decodes).
-  static let seeds: [UInt64] = Array(1...16)
-  static let casesPerSeed = 1_300
+  /// `ENVELOPEKIT_SEED` and `ENVELOPEKIT_CASES` run other seeds and counts (`GeneratedRuns`).
+  static let seeds = GeneratedRuns.seeds(default: Array(1...16))
+  static let casesPerSeed = GeneratedRuns.cases(default: 1_300)
 
   @Test(arguments: seeds)
   func reportIsEmptyExactlyWhenStrictAgrees(seed: UInt64) {

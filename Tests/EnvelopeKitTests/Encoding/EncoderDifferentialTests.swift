@@ -8,8 +8,9 @@ import Testing
 // test, encoded by both encoders; the models also round-trip through a decoder's mapping.
 
 @Suite struct EncoderDifferentialTests {
-  static let seeds: [UInt64] = Array(1...8)
-  static let casesPerSeed = 600
+  /// `ENVELOPEKIT_SEED` and `ENVELOPEKIT_CASES` run other seeds and counts (`GeneratedRuns`).
+  static let seeds = GeneratedRuns.seeds(default: Array(1...8))
+  static let casesPerSeed = GeneratedRuns.cases(default: 600)
 
   @Test(arguments: seeds)
   func modelEncoderWritesWhatJSONEncoderWrites(seed: UInt64) {
