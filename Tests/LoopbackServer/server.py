@@ -179,7 +179,11 @@ class Handler(BaseHTTPRequestHandler):
             # `total` items (default 23), `per` a page (default 10), page `page` (from 1), as
             # {"items": [...], "authorization": ..., "port": ...}, in an envelope when `envelope`
             # is 1. `link` says how the next link is written: relative (default), absolute (this
-            # Host), cross (localhost), other:PORT (127.0.0.1:PORT), loop (this page again).
+            # Host), cross (localhost), other:PORT (127.0.0.1:PORT), loop (this page again), or
+            # raw:URL (URL itself, e.g. raw:file:///etc/passwd). The links copy the request's
+            # query but the names listed in `omit` (comma-separated), as a server that writes its
+            # own links does. The page also says which `api_key` query item, method, body and
+            # Content-Type it got.
             # Page `fail` answers 500, page `flaky` 503 the first time; page `slow` waits 3 s first.
             query = dict(parse_qsl(url.query))
             hit("pages" + query.get("id", ""))
@@ -195,16 +199,22 @@ class Handler(BaseHTTPRequestHandler):
             port = self.server.server_address[1]
             body = {"items": [{"id": i} for i in range((page - 1) * per + 1, min(page * per, total) + 1)],
                     "authorization": self.headers.get("Authorization") or "",
-                    "apiKey": self.headers.get("X-Api-Key") or "", "port": port}
+                    "apiKey": self.headers.get("X-Api-Key") or "", "port": port,
+                    "apiKeyQuery": ",".join(v for k, v in parse_qsl(url.query) if k == "api_key"),
+                    "method": self.command, "body": body.decode("utf-8", "replace"),
+                    "contentType": self.headers.get("Content-Type") or ""}
             if query.get("envelope") == "1":
                 body = {"code": 0, "msg": "ok", "data": body}
             last = max(1, -(-total // per))
 
             def at(n):
-                q = dict(query)
+                omitted = query.get("omit", "").split(",")
+                q = {k: v for k, v in query.items() if k not in omitted}
                 q["page"] = str(n)
                 path = "/pages?" + "&".join("%s=%s" % (k, v) for k, v in sorted(q.items()))
                 mode = query.get("link", "relative")
+                if mode.startswith("raw:"):
+                    return mode[len("raw:"):]
                 if mode == "absolute":
                     return "http://%s%s" % (self.headers.get("Host"), path)
                 if mode == "cross":

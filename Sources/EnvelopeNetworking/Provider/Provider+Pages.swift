@@ -14,9 +14,13 @@ extension Provider {
   ///
   /// Every page is a whole call of the provider: prepare (credentials), plugins, retries, the
   /// cache, logs. A followed link is sent as is (`Provider(baseURL:)` does not rewrite it), with
-  /// the first target's method, headers and body; when it is on another origin (scheme, host and
-  /// port) than the first page, it goes without credentials, as a redirect does. Plugins see the
-  /// first target for every followed page.
+  /// the first target's method, headers and body. When it is on another origin (scheme, host and
+  /// port) than the first page, it goes without credentials: without the credential headers, as
+  /// a redirect does; without the secret query items (`Redaction.isSecret(name:)`) the provider
+  /// or a plugin's `prepare` added to it (the link's own query, as the server wrote it, stays:
+  /// a secret the server copies into a link to another origin goes there, as in a redirect's
+  /// `Location`); and without the first target's body and `Content-Type` (the method stays).
+  /// Plugins see the first target for every followed page.
   ///
   /// The sequence is pulled: nothing is sent before the consumer asks, and no page after it
   /// stops; cancelling the consuming task cancels the call in flight. A failed page ends the
@@ -158,12 +162,18 @@ public enum PagingError: Error, Sendable, CustomStringConvertible {
   /// A `rel="next"` link named a page the sequence had already fetched: the server's links
   /// loop (or a stub answers every page with the same `Link`).
   case repeatedLink(URL)
+  /// A `rel="next"` link that is not `http` or `https` (`file:`, `ftp:`, `javascript:`, …):
+  /// not followed, nothing sent.
+  case unsupportedLink(URL)
 
   /// What happened, with the link.
   public var description: String {
     switch self {
     case .repeatedLink(let url):
       return "The next link \(Redaction.default.url(url)) names a page already fetched."
+    case .unsupportedLink(let url):
+      return
+        "The next link \(Redaction.default.url(url)) is not http or https: it was not followed."
     }
   }
 }
@@ -185,9 +195,50 @@ struct PageLink: Sendable {
     return request
   }
 
-  /// The prepared request without the credentials another origin must not get.
+  /// The prepared request as it may go to the link. To the first page's origin, as it is. To
+  /// another origin (or when the first page's is unknown): without the credential headers (the
+  /// redirect rule, `RedirectGuard`), without the secret query items the provider and its
+  /// plugins added to the link (the items the server wrote into the link stay, as a redirect's
+  /// `Location` does), and without the first target's body and its `Content-Type`.
   func credentialed(_ request: URLRequest) -> URLRequest {
-    redirects.redirect(request, from: [origin ?? URL(string: "about:blank")])
+    if let origin, let sent = request.url, RedirectGuard.sameOrigin(origin, sent) {
+      return request
+    }
+    var request = redirects.redirect(request, from: [origin ?? URL(string: "about:blank")])
+    if let sent = request.url { request.url = withoutAddedSecrets(sent) }
+    request.httpBody = nil
+    request.httpBodyStream = nil
+    for name in ["Content-Type", "Content-Length", "Content-Encoding"] {
+      request.setValue(nil, forHTTPHeaderField: name)
+    }
+    return request
+  }
+
+  /// `sent` without the query items with a secret name (`Redaction.isSecret(name:)`) that the
+  /// link as the server gave it does not have: those the provider or a plugin added in
+  /// `prepare`. Items are compared as written (percent-encoded), each of the link's once.
+  private func withoutAddedSecrets(_ sent: URL) -> URL {
+    guard var components = URLComponents(url: sent, resolvingAgainstBaseURL: false),
+      let query = components.percentEncodedQuery
+    else { return sent }
+    var given =
+      (URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+      .map { $0.split(separator: "&", omittingEmptySubsequences: false) } ?? []
+    let items = query.split(separator: "&", omittingEmptySubsequences: false)
+    let kept = items.filter { item in
+      if let index = given.firstIndex(of: item) {
+        given.remove(at: index)
+        return true
+      }
+      let name = String(item.prefix { $0 != "=" })
+      let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+      return !redirects.redaction.isSecret(name: decoded)
+    }
+    guard kept.count < items.count else { return sent }
+    // Pieces of a valid query joined as they were stay a valid query.
+    components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
+    // Should the URL not be rebuilt, the link as the server gave it has nothing added.
+    return components.url ?? url
   }
 }
 

@@ -47,6 +47,43 @@ final class SentURLs: Plugin, @unchecked Sendable {
   }
 }
 
+/// What a `/pages` page says it got besides its items.
+struct SeenPage: Codable, Sendable {
+  var port: Int
+  var apiKeyQuery: String
+  var method: String
+  var body: String
+  var contentType: String
+}
+
+/// Adds `api_key` to the query of every request in `prepare`, as an API-key-in-query auth
+/// plugin does.
+struct QueryAPIKey: Plugin {
+  func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    var request = request
+    guard let url = request.url,
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    else { return request }
+    components.queryItems =
+      (components.queryItems ?? []) + [URLQueryItem(name: "api_key", value: "planted-query-key")]
+    request.url = components.url
+    return request
+  }
+}
+
+/// `Route` sent as a POST with a form body.
+struct PostedRoute: TargetType {
+  var route: Route
+  var baseURL: URL { route.baseURL }
+  var path: String { route.path }
+  var method: HTTPMethod { .post }
+  var query: [URLQueryItem] { route.query }
+  var task: RequestTask {
+    .data(Data("planted=body".utf8), contentType: "application/x-www-form-urlencoded")
+  }
+  var authorization: AuthorizationType { .none }
+}
+
 @Suite(.serialized) struct PagesTests {
   let server: TestServer
 
@@ -143,6 +180,55 @@ final class SentURLs: Plugin, @unchecked Sendable {
     #expect(pages.map(\.authorization) == ["Bearer planted-token", "", ""])
     #expect(pages.map(\.apiKey) == ["planted-key", "", ""])
     #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
+  }
+
+  /// A next link to another origin (`cross`: localhost after 127.0.0.1) gets neither the query
+  /// credential a plugin adds in `prepare` nor the first target's body; one to the same origin
+  /// (`absolute`) gets both. With and without plugins (the direct attempt). The server's links
+  /// leave `api_key` out (`omit`), so any that arrives was added by the plugin.
+  @Test(arguments: ["cross", "absolute"], [true, false])
+  func aNextLinkToAnotherOriginGetsNoAddedQueryCredentialNorBody(
+    _ link: String, _ plugin: Bool
+  ) async throws {
+    let id = uniqueID()
+    let keeps = link == "absolute"
+    let target = PostedRoute(route: Route("/pages", ["id": id, "link": link, "omit": "api_key"]))
+    let provider = Provider<PostedRoute>(plugins: plugin ? [QueryAPIKey()] : [])
+    let (pages, error) = await collect(provider.pages(target, as: SeenPage.self, at: .root))
+    #expect(error == nil)
+    #expect(pages.count == 3)
+    let key = plugin ? "planted-query-key" : ""
+    #expect(pages.map(\.apiKeyQuery) == [key, keeps ? key : "", keeps ? key : ""])
+    let body = "planted=body"
+    #expect(pages.map(\.body) == [body, keeps ? body : "", keeps ? body : ""])
+    #expect(
+      pages.map(\.contentType).map { $0.hasPrefix("application/x-www-form-urlencoded") }
+        == [true, keeps, keeps])
+    #expect(pages.map(\.method) == ["POST", "POST", "POST"])
+  }
+
+  /// A next link that is not http(s) is not followed: the sequence ends after the page that
+  /// named it, with `PagingError.unsupportedLink`, and nothing more is sent.
+  @Test(arguments: [
+    "file:///etc/passwd", "ftp://127.0.0.1/pages", "javascript:alert(1)", "data:,x",
+  ])
+  func aNextLinkThatIsNotHTTPEndsTheSequenceWithPagingError(_ link: String) async throws {
+    let id = uniqueID()
+    let sent = SentURLs()
+    let (pages, error) = await collect(
+      Provider<Route>(plugins: [sent]).pages(
+        Route("/pages", ["id": id, "link": "raw:" + link]), as: [Item].self, at: "items"))
+    #expect(pages.map(\.count) == [10])
+    #expect(sent.all.count == 1)
+    #expect(try await hits("pages" + id).count == 1)
+    guard case .underlying(let underlying, let response)? = error as? ProviderError,
+      case .unsupportedLink(let url)? = underlying as? PagingError
+    else {
+      Issue.record("ended with \(String(describing: error))")
+      return
+    }
+    #expect(response?.statusCode == 200)
+    #expect(url.absoluteString == link)
   }
 
   @Test func aNextLinkToTheSameOriginKeepsCredentials() async throws {
