@@ -25,7 +25,9 @@ extension Provider {
   /// The sequence is pulled: nothing is sent before the consumer asks, and no page after it
   /// stops; cancelling the consuming task cancels the call in flight. A failed page ends the
   /// sequence with its error (after the pages before it); a next link to a page already
-  /// fetched ends it with ``PagingError/repeatedLink(_:)``.
+  /// fetched ends it with ``PagingError/repeatedLink(_:)``, and one that is not `http` or
+  /// `https` (`file:`, `ftp:`, `javascript:`, …) with ``PagingError/unsupportedLink(_:)``,
+  /// before anything is sent to it.
   ///
   /// ```swift
   /// for try await repos in provider.pages(.repos(org: "swiftlang"), as: [Repo].self, at: .root) {
@@ -113,7 +115,8 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
     ///
     /// - Returns: the page's value.
     /// - Throws: the failed page's error (`ProviderError`, your mapped error, or
-    ///   `CancellationError`), or `ProviderError.underlying(PagingError…)` for a link loop.
+    ///   `CancellationError`), or `ProviderError.underlying(PagingError…)` for a link loop or
+    ///   a next link that is not http(s).
     public mutating func next() async throws -> Page? {
       let current = step
       // Whatever happens now, a failure ends the sequence.
@@ -148,6 +151,11 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
         return next(page.value, page.response).map(Step.target) ?? .done
       }
       guard let url = page.response.links["next"] else { return .done }
+      // `links` keeps every scheme (it is a parser); a page is only fetched over http(s).
+      guard ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+        return .failed(
+          ProviderError.underlying(PagingError.unsupportedLink(url), response: page.response))
+      }
       guard fetched.insert(url).inserted else {
         return .failed(
           ProviderError.underlying(PagingError.repeatedLink(url), response: page.response))

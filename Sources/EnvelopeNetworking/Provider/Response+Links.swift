@@ -13,6 +13,9 @@ extension Response {
   /// space-separated types gives the link under each; types are lower-cased (they compare
   /// without case), and the first link of a type wins. References are resolved against the
   /// request's URL; a relative one without a request, or one that is no URL, is left out.
+  /// Targets keep whatever scheme the header gives (`file:`, `ftp:`, `javascript:` too): check
+  /// the scheme before you follow one yourself. ``Provider/pages(_:as:at:next:)`` follows only
+  /// `http` and `https` links.
   public var links: [String: URL] {
     guard let value = header("Link") else { return [:] }
     var links: [String: URL] = [:]
