@@ -69,6 +69,11 @@ private func response(_ link: String, request: URL? = base) -> Response {
       name: "garbage around links is skipped",
       header: #"nonsense, <https://a.example/2>; rel=next, <>; rel=self, <https://a.example/x"#,
       links: ["next": "https://a.example/2", "self": "https://api.example.com/v1/repos?page=1"]),
+    .init(
+      name: "every scheme is kept (pages refuses to follow what is not http(s))",
+      header:
+        "<file:///etc/passwd>; rel=next, <ftp://x/>; rel=prev, <javascript:alert(1)>; rel=last",
+      links: ["next": "file:///etc/passwd", "prev": "ftp://x/", "last": "javascript:alert(1)"]),
     .init(name: "empty", header: "", links: [:]),
   ]
 
