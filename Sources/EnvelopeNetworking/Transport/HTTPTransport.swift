@@ -96,7 +96,9 @@ public struct URLSessionTransport: HTTPTransport {
   public init(session: URLSession = isolatedSession, sensitiveHeaders: Set<String> = []) {
     self.session = session
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
-    self.redirectGuard = RedirectGuard(sensitiveHeaders: sensitiveHeaders)
+    self.redirectGuard = RedirectGuard(
+      sensitiveHeaders: sensitiveHeaders,
+      sessionHeaders: session.configuration.httpAdditionalHeaders)
   }
 
   /// The default session: ephemeral, with no cookie storage (cookies are neither stored nor
@@ -225,6 +227,9 @@ final class TaskBox: @unchecked Sendable {
     }
     task?.cancel()
   }
+
+  /// The request the task sent last (after the redirects the session followed), if any.
+  var sent: URLRequest? { lock.withLock { task?.currentRequest } }
 }
 
 /// A value behind a lock.
