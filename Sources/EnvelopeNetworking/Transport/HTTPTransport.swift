@@ -62,7 +62,10 @@ public protocol HTTPTransport: Sendable {
 /// same configuration (the same cookie, credential and cache storages), whose delegate passes
 /// each callback on to your session's delegate, on your session's delegate queue, with your
 /// session as the `session` argument (the task is the companion's). FoundationNetworking sends
-/// no metrics and no server-trust challenge on Linux.
+/// no metrics and no server-trust challenge on Linux. Once you invalidate your session
+/// (`invalidateAndCancel()` or `finishTasksAndInvalidate()`), a request through the transport
+/// fails with `URLError(.cancelled)` and sends nothing; on Linux a task that was already running
+/// then finishes (it runs on the companion, which your `invalidateAndCancel()` does not reach).
 ///
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the

@@ -52,6 +52,10 @@ extension URLSessionTransport {
     _ request: URLRequest, uploading file: URL?, to destination: URL?,
     progress: TaskExchange.Progress, hasBody: Bool, in box: TaskBox
   ) async throws -> (Data, HTTPURLResponse) {
+    #if canImport(FoundationNetworking)
+      // The app invalidated its session: nothing more goes out through it.
+      guard SessionCompanion.of(session).ownerIsValid else { throw URLError(.cancelled) }
+    #endif
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
