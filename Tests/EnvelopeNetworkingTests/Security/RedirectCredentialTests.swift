@@ -1,7 +1,8 @@
-@testable import EnvelopeNetworking
 import Foundation
 import LoopbackServer
 import Testing
+
+@testable import EnvelopeNetworking
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -97,7 +98,9 @@ import Testing
           url: url, statusCode: status, httpVersion: "HTTP/1.1",
           headerFields: ["Location": location]))
     }
-    #expect(redirectGuard.resend(request, after: try redirect(to: "http://api.test/form"), hasBody: true) == nil)
+    #expect(
+      redirectGuard.resend(request, after: try redirect(to: "http://api.test/form"), hasBody: true)
+        == nil)
     // The same hop to https is re-sent, with its body.
     let next = redirectGuard.resend(
       request, after: try redirect(to: "https://api.test/other"), hasBody: true)

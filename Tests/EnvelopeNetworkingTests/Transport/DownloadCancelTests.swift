@@ -40,7 +40,8 @@ import Testing
     let file = folder.appendingPathComponent("copy.bin")
     try Data("previous good copy".utf8).write(to: file)
     let download = Task {
-      for try await _ in Provider<TransferTarget>().download(TransferTarget(path: "/delay"), to: file)
+      for try await _ in Provider<TransferTarget>().download(
+        TransferTarget(path: "/delay"), to: file)
       {}
     }
     try await Task.sleep(for: .milliseconds(200))
