@@ -17,7 +17,8 @@ public enum TransferEvent: Sendable {
 ///
 /// The transfer stops as soon as its consumer does: breaking out of the `for try await` loop
 /// (the iterator goes away) or cancelling the consuming task cancels it, and a cancelled
-/// download leaves no file. A consumer whose task is cancelled gets `CancellationError`, never a
+/// download leaves no file of its own (a file that was already there stays unless the body
+/// replaced it). A consumer whose task is cancelled gets `CancellationError`, never a
 /// normal end without `.finished`.
 public struct TransferEvents: AsyncSequence, Sendable {
   /// The element.
@@ -74,7 +75,8 @@ extension Provider {
   /// The body never sits in memory whole (`URLSessionTransport` writes each chunk as it
   /// arrives: +33 MB for a 100 MB body on loopback; other transports write the whole body). The status is validated as for any call.
   /// Breaking out of the loop or cancelling the consuming task stops the transfer at once; a
-  /// failed or cancelled download leaves no file. Plugins see `prepare`, `willSend`,
+  /// failed or cancelled download leaves no file of its own: a file already at `file` stays
+  /// unless a finished body replaced it (an error status's body goes too). Plugins see `prepare`, `willSend`,
   /// `didReceive` and `process`; there is no retry.
   ///
   /// ```swift
@@ -140,19 +142,24 @@ extension Provider {
       let exchange = Exchange(
         call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target, cacheUse: .none,
         plugins: plugins)
+      // Whether the transport finished, so `file` is this transfer's (and goes on an error):
+      // a transfer that failed or was cancelled before leaves a file that was there as it was.
+      let wrote = Locked(false)
       do {
         let response = try await Exchange.$current.withValue(exchange) {
           try await self.exchange(target) { request in
-            try await run(request) { completed, total in
+            let response = try await run(request) { completed, total in
               continuation.yield(.progress(completed: completed, total: total))
             }
+            wrote.withLock { $0 = true }
+            return response
           }.get()
         }
         try Task.checkCancellation()  // a consumer that left never sees a file it did not wait for
         continuation.yield(.finished(response))
         continuation.finish()
       } catch {
-        if let file { try? FileManager.default.removeItem(at: file) }
+        if let file, wrote.withLock({ $0 }) { try? FileManager.default.removeItem(at: file) }
         continuation.finish(throwing: error)
       }
     }

@@ -14,41 +14,69 @@ import Foundation
 /// Linux and Apple platforms, and about the hops it sends itself: FoundationNetworking sends a
 /// 307 or 308 of a request with a body on with `Content-Length: 0` (and ignores the body of the
 /// request a redirect delegate returns), so the transport refuses those redirects and sends the
-/// next request itself (`resend(_:after:hasBody:)`).
+/// next request itself (`resend(_:after:hasBody:origins:)`).
+///
+/// A session whose configuration holds a credential (`httpAdditionalHeaders` with an
+/// `Authorization`, a `Cookie` or another secret header) follows no redirect to another origin:
+/// URLSession adds those headers to every request it sends, the next hop too, so no header the
+/// guard strips from a request keeps them from that origin. The 3xx is then the answer (its
+/// status and `Location` reach the caller). Same-origin redirects are followed as usual.
+///
+/// The body goes only as far as the method that carries it: after a 303 (or a 301 or 302 that
+/// turned a POST into a GET) the chain is a GET without a body, also when a later 307 or 308
+/// keeps the method; and a body is never sent again from https to http (the 307 or 308 is then
+/// the answer).
 final class RedirectGuard: Sendable {
   /// Which headers hold credentials.
   let redaction: Redaction
+  /// Whether the session's configuration adds a credential header to every request.
+  let sessionHoldsSecret: Bool
 
   /// The most redirects one request follows, as Foundation and browsers do; then
   /// `URLError(.httpTooManyRedirects)`.
   static let maximumRedirects = 20
 
-  init(sensitiveHeaders: Set<String>) {
-    self.redaction = Redaction(headers: sensitiveHeaders)
+  /// - Parameters:
+  ///   - sensitiveHeaders: more header names that carry credentials.
+  ///   - sessionHeaders: the session configuration's `httpAdditionalHeaders`.
+  init(sensitiveHeaders: Set<String>, sessionHeaders: [AnyHashable: Any]? = nil) {
+    let redaction = Redaction(headers: sensitiveHeaders)
+    self.redaction = redaction
+    self.sessionHoldsSecret = (sessionHeaders ?? [:]).keys.contains {
+      redaction.isSecret(header: ($0.base as? String) ?? String(describing: $0.base))
+    }
   }
 
-  /// The answer to a session's `willPerformHTTPRedirection`: nil (no automatic redirect: the
-  /// transport resends) for a 307 or 308 of a request with a body, else `request` without the
-  /// credentials another origin must not get.
+  /// The answer to a session's `willPerformHTTPRedirection`: nil (no automatic redirect) for a
+  /// redirect to another origin when the session's configuration holds a credential, and for a
+  /// 307 or 308 of a hop that still has its body (the transport resends it); else `request`
+  /// without the credentials another origin must not get.
   ///
   /// - Parameters:
   ///   - request: the next request the session proposes.
   ///   - response: the redirect.
   ///   - task: the task being redirected.
-  ///   - hasBody: whether the task's request has a body the transport can send again.
+  ///   - hasBody: whether the task's request has a body the transport can send again (the hop
+  ///     that got the redirect has it when its method is still the task's first).
   /// - Returns: the request to follow the redirect with, or nil to end the task with it.
   func proposed(
     _ request: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask, hasBody: Bool
   ) -> URLRequest? {
-    if Self.keepsBody(response.statusCode) && hasBody { return nil }
-    return redirect(
-      request, from: [task.originalRequest?.url, task.currentRequest?.url, response.url])
+    let origins = [task.originalRequest?.url, task.currentRequest?.url, response.url]
+    if sessionHoldsSecret && crossesOrigin(to: request.url, from: origins) { return nil }
+    let bodyLeft =
+      hasBody
+      && (task.currentRequest.map { Self.sameMethod($0, task.originalRequest) } ?? true)
+    if Self.keepsBody(response.statusCode) && bodyLeft { return nil }
+    return redirect(request, from: origins)
   }
 
   /// The request to send after `response` redirected `request` with a 307 or 308 that the
   /// session was told not to follow: same method, headers and body, at the `Location` (resolved
   /// against the URL that answered), without credentials when that is another origin than any
-  /// of `origins` or the request's. Nil when `response` is no such redirect.
+  /// of `origins` or the request's. Nil when `response` is no such redirect, when it goes from
+  /// https to http (the body would travel in clear), and when it goes to another origin while
+  /// the session's configuration holds a credential.
   ///
   /// - Parameters:
   ///   - request: the request that got `response`.
@@ -65,9 +93,28 @@ final class RedirectGuard: Sendable {
       let target = URL(string: location, relativeTo: base)?.absoluteURL,
       ["http", "https"].contains(target.scheme?.lowercased() ?? "")
     else { return nil }
+    let chain = origins + [request.url, response.url]
+    if target.scheme?.lowercased() == "http",
+      [request.url, response.url].contains(where: { $0?.scheme?.lowercased() == "https" })
+    {
+      return nil
+    }
+    if sessionHoldsSecret && crossesOrigin(to: target, from: chain) { return nil }
     var next = request
     next.url = target
-    return redirect(next, from: origins + [request.url, response.url])
+    return redirect(next, from: chain)
+  }
+
+  /// Whether `a` and `b` have the same method (none is a GET): a hop whose method is no longer
+  /// the first request's (a 303, or a 301 or 302 of a POST) has no body.
+  static func sameMethod(_ a: URLRequest, _ b: URLRequest?) -> Bool {
+    (a.httpMethod ?? "GET").uppercased() == (b?.httpMethod ?? "GET").uppercased()
+  }
+
+  /// Whether `target` is another origin than one of `origins`.
+  private func crossesOrigin(to target: URL?, from origins: [URL?]) -> Bool {
+    guard let target else { return true }
+    return origins.contains { $0.map { !Self.sameOrigin($0, target) } ?? false }
   }
 
   /// 307 and 308 keep the method and body (301, 302 and 303 of a POST become a GET without one).
@@ -76,9 +123,7 @@ final class RedirectGuard: Sendable {
   /// `request` as it may be sent after a redirect from `origins` (the original request and the
   /// hop that answered with the redirect).
   func redirect(_ request: URLRequest, from origins: [URL?]) -> URLRequest {
-    guard let target = request.url,
-      origins.contains(where: { $0.map { !Self.sameOrigin($0, target) } ?? false })
-    else { return request }
+    guard request.url != nil, crossesOrigin(to: request.url, from: origins) else { return request }
     var stripped = request
     for name in (request.allHTTPHeaderFields ?? [:]).keys where redaction.isSecret(header: name) {
       stripped.setValue(nil, forHTTPHeaderField: name)

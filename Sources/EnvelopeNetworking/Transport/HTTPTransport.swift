@@ -62,15 +62,22 @@ public protocol HTTPTransport: Sendable {
 /// same configuration (the same cookie, credential and cache storages), whose delegate passes
 /// each callback on to your session's delegate, on your session's delegate queue, with your
 /// session as the `session` argument (the task is the companion's). FoundationNetworking sends
-/// no metrics and no server-trust challenge on Linux.
+/// no metrics and no server-trust challenge on Linux. Once you invalidate your session
+/// (`invalidateAndCancel()` or `finishTasksAndInvalidate()`), a request through the transport
+/// fails with `URLError(.cancelled)` and sends nothing; on Linux a task that was already running
+/// then finishes (it runs on the companion, which your `invalidateAndCancel()` does not reach).
 ///
 /// Redirects are followed, but credentials never go to another origin: on a redirect to another
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
 /// `sensitiveHeaders` you name are dropped. A 307 or 308 keeps the method and body (the
 /// transport sends that hop itself, at most 20 redirects; a body given as `httpBodyStream`
-/// cannot be sent twice and is left to the session), a 303 becomes a GET without a body.
-/// The transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
-/// asked.
+/// cannot be sent twice and is left to the session), a 303 becomes a GET without a body for the
+/// rest of the chain, and a body is never sent again from https to http (the 307 or 308 is then
+/// the answer). When your session's configuration adds a credential header to every request
+/// (`httpAdditionalHeaders` with `Authorization`, `Cookie`, `X-Api-Key` or a `sensitiveHeaders`
+/// name), a redirect to another origin is not followed: URLSession would add the header to that
+/// hop too, so the 3xx comes back as the response. The transport decides redirects: your session
+/// delegate's `willPerformHTTPRedirection` is not asked.
 ///
 /// A 401 comes back as the response it is, with its body, whatever its `WWW-Authenticate`
 /// (Basic, Digest, another scheme): your session's delegate may answer the challenge with a
@@ -96,7 +103,9 @@ public struct URLSessionTransport: HTTPTransport {
   public init(session: URLSession = isolatedSession, sensitiveHeaders: Set<String> = []) {
     self.session = session
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
-    self.redirectGuard = RedirectGuard(sensitiveHeaders: sensitiveHeaders)
+    self.redirectGuard = RedirectGuard(
+      sensitiveHeaders: sensitiveHeaders,
+      sessionHeaders: session.configuration.httpAdditionalHeaders)
   }
 
   /// The default session: ephemeral, with no cookie storage (cookies are neither stored nor
@@ -225,6 +234,9 @@ final class TaskBox: @unchecked Sendable {
     }
     task?.cancel()
   }
+
+  /// The request the task sent last (after the redirects the session followed), if any.
+  var sent: URLRequest? { lock.withLock { task?.currentRequest } }
 }
 
 /// A value behind a lock.

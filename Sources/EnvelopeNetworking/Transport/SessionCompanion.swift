@@ -50,6 +50,29 @@
 
     private static let registry = Locked<[ObjectIdentifier: SessionCompanion]>([:])
 
+    /// Whether the app's session may still start tasks: false once the app called
+    /// `invalidateAndCancel()` or `finishTasksAndInvalidate()` on it (then the companion is
+    /// invalidated too, letting its running tasks finish).
+    ///
+    /// FoundationNetworking has no public property for this, and making a task on an
+    /// invalidated session stops the process, so the session's stored `invalidated` flag is read
+    /// by reflection; a FoundationNetworking without that flag counts as valid. Tasks already
+    /// running on the companion are not cancelled by the app's `invalidateAndCancel()`.
+    var ownerIsValid: Bool {
+      guard let owner else { return false }
+      var mirror: Mirror? = Mirror(reflecting: owner)
+      while let current = mirror {
+        if let flag = current.children.first(where: { $0.label == "invalidated" }),
+          let invalidated = flag.value as? Bool
+        {
+          if invalidated { invalidate() }
+          return !invalidated
+        }
+        mirror = current.superclassMirror
+      }
+      return true
+    }
+
     /// A task for `request` (with `file` as its body, when given) whose callbacks go to
     /// `exchange`; not resumed.
     func task(for request: URLRequest, uploading file: URL?, exchange: TaskExchange)

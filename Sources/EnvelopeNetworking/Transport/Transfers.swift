@@ -53,8 +53,9 @@ extension URLSessionTransport {
   /// Streams the body to `file`: each chunk is written to a `.part` file beside it as it arrives
   /// and moved into place at the end, through the transport's session (its delegate is told
   /// about the task) with the same redirect rule as every call. A failed or cancelled download
-  /// leaves no file, neither `file` nor the part nor a temporary file (a download task leaves
-  /// its temporary file behind when cancelled on Linux, so none is used).
+  /// leaves neither the part nor a temporary file (a download task leaves its temporary file
+  /// behind when cancelled on Linux, so none is used), and leaves `file` as it was: a copy that
+  /// was already there stays.
   ///
   /// - Parameters:
   ///   - request: the request; a body it has is sent, and is not counted as progress.
@@ -65,13 +66,9 @@ extension URLSessionTransport {
   public func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
     async throws -> HTTPURLResponse
   {
-    do {
-      return try await exchange(request, to: file, progress: .received(progress)).1
-    } catch is CancellationError {
-      // Cancelled as it finished: the caller left, so no file stays.
-      try? FileManager.default.removeItem(at: file)
-      throw CancellationError()
-    }
+    // The part file becomes `file` only when the exchange succeeds: a failed or cancelled
+    // download removes its part and leaves a file that was already at `file` as it was.
+    try await exchange(request, to: file, progress: .received(progress)).1
   }
 
   /// Streams `file` as the request body through the transport's session, reporting bytes sent.

@@ -21,28 +21,41 @@ extension URLSessionTransport {
     _ request: URLRequest, uploading file: URL? = nil, to destination: URL? = nil,
     progress: TaskExchange.Progress = .none
   ) async throws -> (Data, HTTPURLResponse) {
-    let hasBody = file != nil || request.httpBody != nil
+    var hasBody = file != nil || request.httpBody != nil
+    var file = file
     let progress = Self.monotonic(progress)
     var request = request
     let first = request.url
     for _ in 0...RedirectGuard.maximumRedirects {
+      let box = TaskBox()
       let (data, response) = try await run(
-        request, uploading: file, to: destination, progress: progress, hasBody: hasBody)
+        request, uploading: file, to: destination, progress: progress, hasBody: hasBody, in: box)
+      // The hop that got `response` is the one the session sent last: after a 303 (or a 301 or
+      // 302 that made the POST a GET) it has no body, and nor has the rest of the chain.
+      var hop = box.sent ?? request
+      if hasBody && !RedirectGuard.sameMethod(hop, request) {
+        hasBody = false
+        file = nil
+      }
+      hop.httpBody = hasBody ? request.httpBody : nil
       guard
         let next = redirectGuard.resend(
-          request, after: response, hasBody: hasBody, origins: [first])
+          hop, after: response, hasBody: hasBody, origins: [first, request.url])
       else { return (data, response) }
       request = next
     }
     throw URLError(.httpTooManyRedirects)
   }
 
-  /// One task; cancelling the calling task cancels it.
+  /// One task, kept in `box`; cancelling the calling task cancels it.
   private func run(
     _ request: URLRequest, uploading file: URL?, to destination: URL?,
-    progress: TaskExchange.Progress, hasBody: Bool
+    progress: TaskExchange.Progress, hasBody: Bool, in box: TaskBox
   ) async throws -> (Data, HTTPURLResponse) {
-    let box = TaskBox()
+    #if canImport(FoundationNetworking)
+      // The app invalidated its session: nothing more goes out through it.
+      guard SessionCompanion.of(session).ownerIsValid else { throw URLError(.cancelled) }
+    #endif
     do {
       return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
