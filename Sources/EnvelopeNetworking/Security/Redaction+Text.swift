@@ -3,39 +3,89 @@ import Foundation
 // MARK: - Secrets inside text
 
 extension Redaction {
+  /// How many times a value encoded inside a value (`next=https%3A%2F%2F…%3Ftoken%3DS`) is
+  /// decoded and redacted inside, at most.
+  static let maximumDepth = 3
+
+  /// How the end of a value is found.
+  enum TextKind {
+    /// Free text (a log line, a JSON string, a header): a value runs to a space, `&`, `"` or
+    /// `>`, or, quoted, to its closing quote; `name: value` pairs count too.
+    case text
+    /// A URL's query or fragment, or a form: a value runs to `&` or `#`, whatever it holds.
+    case query
+  }
+
   /// `text` with the secrets a URL or a query carries replaced, wherever it stands: the user and
   /// password of every `scheme://user:pw@host` removed, and the value of every `name=value`
-  /// pair whose name is secret replaced by its placeholder (percent-encoded:
-  /// `access_token=%3Credacted%3E`). The name is what precedes `=` back to a character that
-  /// cannot be in one (`?`, `&`, `;`, a space, a quote), so `http://x/a?access_token=S` names
-  /// `access_token`. A pair's value that is itself a percent-encoded URL or query
+  /// (and `name: value`, `"name":"value"`) pair whose name is secret replaced by its
+  /// placeholder (percent-encoded after `=`: `access_token=%3Credacted%3E`). The name is what
+  /// precedes `=` back to a character that cannot be in one (`?`, `&`, `;`, `#`, a space, a
+  /// quote), so `http://x/a?access_token=S` names `access_token`. The value is all that follows
+  /// the name up to a space, `&`, `"` or `>` (spaces after `=` skipped); a value in quotes or in
+  /// `<…>` runs to its closing mark, and to the end of the text when there is none. A pair's
+  /// value that is itself a percent-encoded URL or query
   /// (`redirect=https%3A%2F%2Fx%2F%3Ftoken%3DS`) is redacted inside and encoded again.
   ///
-  /// Text without `=` and `://` is returned as it is, at the cost of one scan.
+  /// Linear in the text: each value's end is found once, and only a value that holds `%` is
+  /// decoded (once per stretch of text, `maximumDepth` levels deep at most).
   func scrubbed(_ text: String) -> String {
-    var sawEquals = false
+    scrubbed(text, kind: .text, depth: 0)
+  }
+
+  /// `scrubbed(_:)` for text of `kind`, `depth` levels inside encoded values.
+  func scrubbed(_ text: String, kind: TextKind, depth: Int) -> String {
+    var sawSeparator = false
     var sawScheme = false
     var (beforeLast, last): (UInt8, UInt8) = (0, 0)
     for byte in text.utf8 {
-      if byte == UInt8(ascii: "=") { sawEquals = true }
+      if byte == UInt8(ascii: "=") || byte == UInt8(ascii: ":") { sawSeparator = true }
       if byte == UInt8(ascii: "/"), last == UInt8(ascii: "/"), beforeLast == UInt8(ascii: ":") {
         sawScheme = true
       }
       (beforeLast, last) = (last, byte)
     }
-    guard sawEquals || sawScheme else { return text }
+    guard sawSeparator else { return text }
     let bytes = Array(text.utf8)
     let withoutUserInfo = sawScheme ? Self.removingUserInfo(bytes) : bytes
-    let result = sawEquals ? redactingPairs(withoutUserInfo) : withoutUserInfo
+    let result = redactingPairs(withoutUserInfo, kind: kind, depth: depth)
     return String(decoding: result, as: UTF8.self)
   }
 
-  /// Bytes that end a pair's value (and a URL's authority).
-  private static func endsValue(_ byte: UInt8) -> Bool {
+  /// Whether `byte` ends an unquoted value after `=` in text of `kind`.
+  private static func endsValue(_ byte: UInt8, _ kind: TextKind) -> Bool {
+    switch kind {
+    case .query:
+      return byte == UInt8(ascii: "&") || byte == UInt8(ascii: "#")
+    case .text:
+      switch byte {
+      case UInt8(ascii: "&"), UInt8(ascii: "\""), UInt8(ascii: ">"), UInt8(ascii: " "),
+        UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+        return true
+      default:
+        return false
+      }
+    }
+  }
+
+  /// Whether `byte` ends an unquoted value after `name:` (a header line, YAML, loose JSON).
+  private static func endsColonValue(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ";"), UInt8(ascii: ","),
+    case UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: ","),
+      UInt8(ascii: ";"), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "&"):
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Bytes that end a URL's authority.
+  private static func endsAuthority(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#"),
       UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"),
-      UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+      UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+      UInt8(ascii: "\\"):
       return true
     default:
       return false
@@ -54,7 +104,8 @@ extension Redaction {
     }
   }
 
-  /// `scheme://user:pw@host/…` → `scheme://host/…`, for every `://` in the text.
+  /// `scheme://user:pw@host/…` → `scheme://host/…`, for every `://` in the text. Each
+  /// authority is scanned once: the scan stops at the `/` that could start the next `://`.
   private static func removingUserInfo(_ bytes: [UInt8]) -> [UInt8] {
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count)
@@ -67,13 +118,9 @@ extension Redaction {
         index += 1
         continue
       }
-      // The authority runs to the first `/`, `?` or a byte that ends a value.
       var end = index + 1
       var lastAt: Int?
-      while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
-        !endsValue(bytes[end]) || bytes[end] == UInt8(ascii: ";")
-          || bytes[end] == UInt8(ascii: ",")
-      {
+      while end < bytes.count, !endsAuthority(bytes[end]) {
         if bytes[end] == UInt8(ascii: "@") { lastAt = end }
         end += 1
       }
@@ -82,52 +129,155 @@ extension Redaction {
     return result
   }
 
-  /// Every `name=value` pair whose name is secret gets its value replaced.
-  private func redactingPairs(_ bytes: [UInt8]) -> [UInt8] {
+  /// For each index, the first index at or after it whose byte is `matching` (or the count).
+  private static func nextIndices(_ bytes: [UInt8], _ matching: (UInt8) -> Bool) -> [Int] {
+    var result = [Int](repeating: bytes.count, count: bytes.count + 1)
+    var next = bytes.count
+    var index = bytes.count - 1
+    while index >= 0 {
+      if matching(bytes[index]) { next = index }
+      result[index] = next
+      index -= 1
+    }
+    return result
+  }
+
+  /// Every `name=value` (and, in text, `name: value`) pair whose name is secret gets its value
+  /// replaced; a value holding `%` is decoded and redacted inside.
+  private func redactingPairs(_ bytes: [UInt8], kind: TextKind, depth: Int) -> [UInt8] {
+    let valueEnds = Self.nextIndices(bytes) { Self.endsValue($0, kind) }
+    let percents = Self.nextIndices(bytes) { $0 == UInt8(ascii: "%") }
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count)
     var index = 0
+    // Names are not read back past a value replaced; values starting before `decodedUntil`
+    // were decoded and redacted inside already.
+    var floor = 0
+    var decodedUntil = 0
     while index < bytes.count {
       let byte = bytes[index]
+      let isColon = kind == .text && byte == UInt8(ascii: ":")
+      guard byte == UInt8(ascii: "=") || isColon else {
+        result.append(byte)
+        index += 1
+        continue
+      }
       result.append(byte)
+      let separator = index
       index += 1
-      guard byte == UInt8(ascii: "=") else { continue }
-      var start = result.count - 1
-      while start > 0, Self.isNameByte(result[start - 1]) { start -= 1 }
-      let nameBytes = result[start..<(result.count - 1)]
-      guard !nameBytes.isEmpty else { continue }
-      var end = index
-      while end < bytes.count, !Self.endsValue(bytes[end]) { end += 1 }
-      let raw = String(decoding: bytes[index..<end], as: UTF8.self)
-      let name = String(decoding: nameBytes, as: UTF8.self)
-      if isSecret(name: name.removingPercentEncoding ?? name) {
-        // A placeholder sent back unencoded (`token=<token 2>`) is one value with its space.
-        var value = raw.removingPercentEncoding ?? raw
-        if raw.isEmpty, let placeholder = Self.placeholderPrefix(of: bytes[index...]) {
-          value = placeholder
-          end = index + placeholder.utf8.count
-        }
-        guard !value.isEmpty else { continue }
-        result += Array(Self.encoded(placeholder(for: value)).utf8)
+      var nameEnd = separator
+      if isColon, nameEnd > floor,
+        bytes[nameEnd - 1] == UInt8(ascii: "\"") || bytes[nameEnd - 1] == UInt8(ascii: "'")
+      {
+        nameEnd -= 1
+        if nameEnd > floor, bytes[nameEnd - 1] == UInt8(ascii: "\\") { nameEnd -= 1 }
+      }
+      var nameStart = nameEnd
+      while nameStart > floor, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
+      guard nameStart < nameEnd else { continue }
+      if isSecret(nameBytes: bytes[nameStart..<nameEnd]) {
+        guard
+          let (value, end) = Self.secretValue(
+            bytes, from: index, kind: kind, colon: isColon, valueEnds: valueEnds)
+        else { continue }
+        let raw = String(decoding: bytes[value], as: UTF8.self)
+        let decoded = raw.contains("%") ? (raw.removingPercentEncoding ?? raw) : raw
+        let written = placeholder(for: decoded)
+        result += bytes[index..<value.lowerBound]
+        result += Array((isColon ? written : Self.encoded(written)).utf8)
+        result += bytes[value.upperBound..<end]
         index = end
-      } else if let decoded = raw.removingPercentEncoding, decoded != raw {
-        // A value that is itself an encoded URL or query.
-        let inner = scrubbed(decoded)
+        floor = end
+        decodedUntil = max(decodedUntil, end)
+      } else if !isColon, index >= decodedUntil, depth < Self.maximumDepth,
+        percents[index] < valueEnds[index]
+      {
+        // A value that is itself an encoded URL or query, maybe encoded twice: decoded once per
+        // stretch of text (a later `=` inside it starts a part of what was decoded).
+        let end = valueEnds[index]
+        decodedUntil = end
+        let raw = String(decoding: bytes[index..<end], as: UTF8.self)
+        var decoded = raw
+        for _ in 0..<Self.maximumDepth {
+          guard decoded.contains("%"), let once = decoded.removingPercentEncoding, once != decoded
+          else { break }
+          decoded = once
+        }
+        guard decoded != raw else { continue }
+        let inner = scrubbed(decoded, kind: .text, depth: depth + 1)
         if inner != decoded {
           result += Array(Self.encoded(inner).utf8)
           index = end
+          floor = end
         }
       }
     }
     return result
   }
 
-  /// `<token 12>` or `<redacted>` at the start of `bytes`, if there is one.
-  private static func placeholderPrefix(of bytes: ArraySlice<UInt8>) -> String? {
-    guard bytes.first == UInt8(ascii: "<"), let close = bytes.firstIndex(of: UInt8(ascii: ">"))
-    else { return nil }
-    let text = String(decoding: bytes[bytes.startIndex...close], as: UTF8.self)
-    return text == placeholder || SecretNumbers.number(of: text) != nil ? text : nil
+  /// `isSecret(name:)` for a name's bytes (percent-decoded), without making a string of a name
+  /// too short to be secret: what most `=` in a text are preceded by.
+  private func isSecret(nameBytes: ArraySlice<UInt8>) -> Bool {
+    var length = 0
+    var percents = 0
+    for byte in nameBytes {
+      switch byte {
+      case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): break
+      case UInt8(ascii: "%"): percents += 1
+      default: length += 1
+      }
+    }
+    // Each `%XX` decodes to one byte at least.
+    guard length - percents >= shortestName else { return false }
+    let raw = String(decoding: nameBytes, as: UTF8.self)
+    return isSecret(name: percents > 0 ? (raw.removingPercentEncoding ?? raw) : raw)
+  }
+
+  /// Where the value after a secret name's separator (at `start`) lies, and where the text
+  /// resumes after it (past a closing quote); nil for an empty value.
+  private static func secretValue(
+    _ bytes: [UInt8], from start: Int, kind: TextKind, colon: Bool, valueEnds: [Int]
+  ) -> (Range<Int>, Int)? {
+    if kind == .query {
+      let end = valueEnds[start]
+      return end > start ? (start..<end, end) : nil
+    }
+    var begin = start
+    while begin < bytes.count,
+      bytes[begin] == UInt8(ascii: " ") || bytes[begin] == UInt8(ascii: "\t")
+    {
+      begin += 1
+    }
+    guard begin < bytes.count else { return nil }
+    var open = begin
+    if bytes[open] == UInt8(ascii: "\\"), open + 1 < bytes.count,
+      bytes[open + 1] == UInt8(ascii: "\"")
+    {
+      open += 1
+    }
+    let first = bytes[open]
+    if first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") || first == UInt8(ascii: "<") {
+      let close = first == UInt8(ascii: "<") ? UInt8(ascii: ">") : first
+      var end = open + 1
+      while end < bytes.count, bytes[end] != close { end += 1 }
+      // No closing mark: the rest of the text is the value.
+      guard end < bytes.count else { return end > open + 1 ? ((open + 1)..<end, end) : nil }
+      if first == UInt8(ascii: "<") { return (open..<(end + 1), end + 1) }
+      var valueEnd = end
+      if open > begin, valueEnd > open + 1, bytes[valueEnd - 1] == UInt8(ascii: "\\") {
+        valueEnd -= 1
+      }
+      return valueEnd > open + 1 ? ((open + 1)..<valueEnd, end + 1) : nil
+    }
+    var end = begin
+    if colon {
+      while end < bytes.count, !endsColonValue(bytes[end]) { end += 1 }
+      // `Bearer S ` keeps no trailing spaces in the value.
+      while end > begin, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+    } else {
+      end = valueEnds[begin]
+    }
+    return end > begin ? (begin..<end, end) : nil
   }
 
   /// Percent-encodes all but letters, digits and `-._~`.
