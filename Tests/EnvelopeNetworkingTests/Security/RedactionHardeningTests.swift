@@ -62,6 +62,36 @@ private let planted = "S3CR3TPLANTED"
   }
 }
 
+/// An error's body preview redacts the start of a huge body only, and hides what it cuts.
+@Suite struct BodyPreviewTests {
+  func preview(_ body: Data) throws -> String {
+    let url = try #require(URL(string: "https://a.test/"))
+    return Response(statusCode: 500, data: body, request: URLRequest(url: url)).bodyPreview
+  }
+
+  @Test func anErrorOfAHugeBodyRedactsOnlyItsStart() throws {
+    let body = Data(("password=\(planted)&" + String(repeating: "a=", count: 4_000_000)).utf8)
+    let clock = ContinuousClock()
+    var text = ""
+    let elapsed = try clock.measure { text = try preview(body) }
+    print("PREVIEW-TIME 8 MB: \(elapsed)")
+    #expect(elapsed < .seconds(1))
+    #expect(!text.contains(planted))
+    #expect(text.hasPrefix("password=%3Credacted%3E&a=a=a="))
+  }
+
+  @Test(arguments: [65_536 - 8, 65_536 - 3, 65_536, 65_536 + 3])
+  func aSecretCutAtTheLimitStaysHidden(_ offset: Int) throws {
+    let filler = String(repeating: "b", count: offset)
+    let form = "x=" + filler + "&password=" + planted + "&y=1"
+    #expect(!(try preview(Data(form.utf8))).contains(planted))
+    let json = "{\"x\":\"" + filler + "\",\"token\":\"" + planted + "\"}"
+    #expect(!(try preview(Data(json.utf8))).contains(planted))
+    let text = "é" + filler + " token=" + planted
+    #expect(!(try preview(Data(text.utf8))).contains(planted))
+  }
+}
+
 /// Secrets in URLs and in text, whatever they are surrounded by.
 @Suite struct RedactionValueTests {
   @Test(arguments: [
