@@ -13,15 +13,16 @@ import Foundation
 /// headers, URL query items, form fields, `name=value` pairs inside any text, and JSON fields
 /// (at any depth and inside stringified JSON). Names are compared without case and without
 /// `-`, `_` and `.`, so `access_token`, `accessToken` and `Access-Token` are one name. The
-/// defaults (`defaultNames`) always apply and what you name is added to them.
+/// defaults (`defaultNames`) always apply and what you name is added to them; a name holding a
+/// word of `defaultNameWords` (`auth_token`, `PRIVATE-TOKEN`, `newPassword`) is secret too.
 ///
 /// A string that holds a URL (`"url":"http://…/anything?access_token=S&page=2"`, a `Location`
 /// header, a form value) is redacted as a URL: its secret query items are replaced and its
 /// user and password (`user:pw@`) are removed.
 ///
-/// A body that is not JSON is written in clear only when it names none of the secret names and
-/// you named no name of your own; otherwise it becomes a placeholder with its size alone
-/// (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a short
+/// A body that is not JSON or a form is written (with the `user:password@` of its URLs removed)
+/// only when it names none of the secret names and you named no name of your own; otherwise it
+/// becomes a placeholder with its size alone (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a short
 /// password is found again by trying a dictionary.
 ///
 /// Logs and errors write `<redacted>` for every secret. Recordings number them instead: each
