@@ -129,24 +129,34 @@ extension Redaction {
     return result
   }
 
-  /// For each index, the first index at or after it whose byte is `matching` (or the count).
-  private static func nextIndices(_ bytes: [UInt8], _ matching: (UInt8) -> Bool) -> [Int] {
-    var result = [Int](repeating: bytes.count, count: bytes.count + 1)
-    var next = bytes.count
-    var index = bytes.count - 1
-    while index >= 0 {
-      if matching(bytes[index]) { next = index }
-      result[index] = next
-      index -= 1
+  /// The first index at or after a position whose byte matches (or the count), for positions
+  /// asked in increasing order: each byte is looked at once, and no memory is taken per byte.
+  private struct NextMatch {
+    let bytes: [UInt8]
+    let matches: (UInt8) -> Bool
+    /// For every position in `from...found`, the answer is `found`.
+    var from = 1
+    var found = 0
+
+    init(_ bytes: [UInt8], _ matches: @escaping (UInt8) -> Bool) {
+      self.bytes = bytes
+      self.matches = matches
     }
-    return result
+
+    mutating func at(_ position: Int) -> Int {
+      if position >= from, position <= found { return found }
+      var index = position
+      while index < bytes.count, !matches(bytes[index]) { index += 1 }
+      (from, found) = (position, index)
+      return index
+    }
   }
 
   /// Every `name=value` (and, in text, `name: value`) pair whose name is secret gets its value
   /// replaced; a value holding `%` is decoded and redacted inside.
   private func redactingPairs(_ bytes: [UInt8], kind: TextKind, depth: Int) -> [UInt8] {
-    let valueEnds = Self.nextIndices(bytes) { Self.endsValue($0, kind) }
-    let percents = Self.nextIndices(bytes) { $0 == UInt8(ascii: "%") }
+    var valueEnds = NextMatch(bytes) { Self.endsValue($0, kind) }
+    var percents = NextMatch(bytes) { $0 == UInt8(ascii: "%") }
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count)
     var index = 0
@@ -178,7 +188,7 @@ extension Redaction {
       if isSecret(nameBytes: bytes[nameStart..<nameEnd]) {
         guard
           let (value, end) = Self.secretValue(
-            bytes, from: index, kind: kind, colon: isColon, valueEnds: valueEnds)
+            bytes, from: index, kind: kind, colon: isColon, valueEnds: &valueEnds)
         else { continue }
         let raw = String(decoding: bytes[value], as: UTF8.self)
         let decoded = raw.contains("%") ? (raw.removingPercentEncoding ?? raw) : raw
@@ -190,11 +200,11 @@ extension Redaction {
         floor = end
         decodedUntil = max(decodedUntil, end)
       } else if !isColon, index >= decodedUntil, depth < Self.maximumDepth,
-        percents[index] < valueEnds[index]
+        percents.at(index) < valueEnds.at(index)
       {
         // A value that is itself an encoded URL or query, maybe encoded twice: decoded once per
         // stretch of text (a later `=` inside it starts a part of what was decoded).
-        let end = valueEnds[index]
+        let end = valueEnds.at(index)
         decodedUntil = end
         let raw = String(decoding: bytes[index..<end], as: UTF8.self)
         var decoded = raw
@@ -236,10 +246,11 @@ extension Redaction {
   /// Where the value after a secret name's separator (at `start`) lies, and where the text
   /// resumes after it (past a closing quote); nil for an empty value.
   private static func secretValue(
-    _ bytes: [UInt8], from start: Int, kind: TextKind, colon: Bool, valueEnds: [Int]
+    _ bytes: [UInt8], from start: Int, kind: TextKind, colon: Bool,
+    valueEnds: inout NextMatch
   ) -> (Range<Int>, Int)? {
     if kind == .query {
-      let end = valueEnds[start]
+      let end = valueEnds.at(start)
       return end > start ? (start..<end, end) : nil
     }
     var begin = start
@@ -275,7 +286,7 @@ extension Redaction {
       // `Bearer S ` keeps no trailing spaces in the value.
       while end > begin, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
     } else {
-      end = valueEnds[begin]
+      end = valueEnds.at(begin)
     }
     return end > begin ? (begin..<end, end) : nil
   }
