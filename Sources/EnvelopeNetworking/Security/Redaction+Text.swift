@@ -79,11 +79,12 @@ extension Redaction {
     }
   }
 
-  /// Bytes that end a URL's authority.
+  /// Bytes that end a URL's authority. A password may hold `&`, `'`, `;`, `,` and (not
+  /// encoded, as a careless writer leaves it) `#`, so they do not end it.
   private static func endsAuthority(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "#"),
-      UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"),
+    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "\""), UInt8(ascii: "<"),
+      UInt8(ascii: ">"),
       UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
       UInt8(ascii: "\\"):
       return true

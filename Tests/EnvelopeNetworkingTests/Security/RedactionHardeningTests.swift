@@ -145,6 +145,9 @@ private let planted = "S3CR3TPLANTED"
     "{\"message\":\"bad payload: {\\\"access_token\\\":\\\"\(planted)\\\"}\"}",
     "{\"message\":\"bad {\\\"access_token\\\":\\\"\(planted)\\\" (truncated\"}",
     "{\"note\":\"Authorization: Bearer \(planted)\"}",
+    "{\"u\":\"https://admin:p#\(planted)@db.internal/x\"}",
+    "{\"u\":\"https://admin:p&\(planted)@db.internal/x\"}",
+    "{\"u\":\"https://admin:p'\(planted)@db.internal/x\"}",
   ])
   func aSecretInABodyIsRedacted(_ text: String) {
     let written = Redaction.default.bodyText(Data(text.utf8))
