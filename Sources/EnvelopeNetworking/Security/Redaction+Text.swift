@@ -207,14 +207,16 @@ extension Redaction {
         // stretch of text (a later `=` inside it starts a part of what was decoded).
         let end = valueEnds.at(index)
         decodedUntil = end
-        let raw = String(decoding: bytes[index..<end], as: UTF8.self)
-        var decoded = raw
+        var decodedBytes = Array(bytes[index..<end])
+        var rounds = 0
         for _ in 0..<Self.maximumDepth {
-          guard decoded.contains("%"), let once = decoded.removingPercentEncoding, once != decoded
-          else { break }
-          decoded = once
+          guard let once = Self.percentDecoded(decodedBytes) else { break }
+          decodedBytes = once
+          rounds += 1
         }
-        guard decoded != raw else { continue }
+        guard rounds > 0, let decoded = String(validating: decodedBytes, as: UTF8.self) else {
+          continue
+        }
         let inner = scrubbed(decoded, kind: .text, depth: depth + 1)
         if inner != decoded {
           result += Array(Self.encoded(inner).utf8)
@@ -226,22 +228,106 @@ extension Redaction {
     return result
   }
 
-  /// `isSecret(name:)` for a name's bytes (percent-decoded), without making a string of a name
-  /// too short to be secret: what most `=` in a text are preceded by.
+  /// `isSecret(name:)` for a name's bytes, compared as bytes: what most `=` in a text are
+  /// preceded by, so no string is made of a name too short to be secret and no Foundation call
+  /// is made per name.
   private func isSecret(nameBytes: ArraySlice<UInt8>) -> Bool {
-    var length = 0
-    var percents = 0
-    for byte in nameBytes {
-      switch byte {
-      case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): break
-      case UInt8(ascii: "%"): percents += 1
-      default: length += 1
+    let compared = Self.compared(nameBytes)
+    guard compared.count >= shortestName else { return false }
+    if compared.contains(UInt8(ascii: "[")) || compared.contains(UInt8(ascii: "]")) {
+      // A nested key (`auth[token]`): by its parts.
+      let raw = String(decoding: nameBytes, as: UTF8.self)
+      return isSecret(name: raw.contains("%") ? (raw.removingPercentEncoding ?? raw) : raw)
+    }
+    let text = String(decoding: compared, as: UTF8.self)
+    if names.contains(text) { return true }
+    return Self.holdsSecretWord(compared) && !isRevealed(text)
+  }
+
+  /// A name's bytes as compared: percent-decoded (as they are when a `%` starts no `%XX`), ASCII
+  /// letters lower-case, without `-`, `_` and `.`. The words and names are ASCII: bytes of other
+  /// characters are compared as they are, UTF-8 or not.
+  private static func compared(_ name: ArraySlice<UInt8>) -> [UInt8] {
+    var decoded: [UInt8] = []
+    decoded.reserveCapacity(name.count)
+    var index = name.startIndex
+    var decodes = true
+    while index < name.endIndex {
+      var byte = name[index]
+      if byte == UInt8(ascii: "%") {
+        guard index + 2 < name.endIndex, let high = hexValue(name[index + 1]),
+          let low = hexValue(name[index + 2])
+        else {
+          decodes = false
+          break
+        }
+        byte = high << 4 | low
+        index += 3
+      } else {
+        index += 1
+      }
+      decoded.append(byte)
+    }
+    let source = decodes ? decoded : Array(name)
+    var result: [UInt8] = []
+    result.reserveCapacity(source.count)
+    for byte in source
+    where byte != UInt8(ascii: "-") && byte != UInt8(ascii: "_") && byte != UInt8(ascii: ".") {
+      result.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+    }
+    return result
+  }
+
+  /// `defaultNameWords` as bytes.
+  private static let wordBytes: [[UInt8]] = defaultNameWords.map { Array($0.utf8) }
+
+  /// Whether `name` holds `word` from `start` on.
+  private static func holds(_ name: [UInt8], _ word: [UInt8], at start: Int) -> Bool {
+    guard start >= 0, start + word.count <= name.count else { return false }
+    for offset in 0..<word.count where name[start + offset] != word[offset] { return false }
+    return true
+  }
+
+  /// `holdsSecretWord(_:)` for a name's bytes as compared.
+  private static func holdsSecretWord(_ name: [UInt8]) -> Bool {
+    if holds(name, Array("tokens".utf8), at: name.count - 6) { return false }
+    for word in wordBytes where name.count >= word.count {
+      for start in 0...(name.count - word.count) where holds(name, word, at: start) {
+        return true
       }
     }
-    // Each `%XX` decodes to one byte at least.
-    guard length - percents >= shortestName else { return false }
-    let raw = String(decoding: nameBytes, as: UTF8.self)
-    return isSecret(name: percents > 0 ? (raw.removingPercentEncoding ?? raw) : raw)
+    return false
+  }
+
+  /// `bytes` with every `%XX` decoded; nil when none is (a `%` that starts no `%XX` stays).
+  private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8]? {
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    var index = 0
+    var changed = false
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+        let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+      {
+        result.append(high << 4 | low)
+        index += 3
+        changed = true
+      } else {
+        result.append(bytes[index])
+        index += 1
+      }
+    }
+    return changed ? result : nil
+  }
+
+  /// 10 for `a` or `A`.
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
   }
 
   /// Where the value after a secret name's separator (at `start`) lies, and where the text

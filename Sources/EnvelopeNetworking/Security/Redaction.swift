@@ -150,6 +150,9 @@ public struct Redaction: Sendable, Hashable {
     }
   }
 
+  /// Whether a name as compared was revealed.
+  func isRevealed(_ normalized: String) -> Bool { revealed.contains(normalized) }
+
   /// Whether a name as compared holds one of `defaultNameWords` (and is no `…tokens` count).
   static func holdsSecretWord(_ normalized: String) -> Bool {
     if normalized.hasSuffix("tokens") { return false }
