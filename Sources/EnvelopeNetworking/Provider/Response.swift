@@ -60,10 +60,29 @@ public struct Response: Sendable, CustomStringConvertible {
   }
 
   /// The body as UTF-8 text, cut at 500 characters, with secrets redacted by `Redaction`
-  /// (errors that print it end up in logs).
+  /// (errors that print it end up in logs). A body over 64 KB is cut to its first 64 KB (at a
+  /// character's start) before it is redacted, so a huge body costs no more than that; the cut
+  /// text is redacted as any text is (JSON cut short is text, withheld when it names a secret),
+  /// so a secret cut in two is still hidden.
   public var bodyPreview: String {
-    let text = Redaction.default.bodyText(data)
+    let text = Redaction.default.bodyText(Self.previewPrefix(of: data))
     return text.count > 500 ? String(text.prefix(500)) + "…" : text
+  }
+
+  /// How much of a body `bodyPreview` redacts.
+  static let previewLimit = 65_536
+
+  /// The first `previewLimit` bytes of `data`, not ending inside a UTF-8 character.
+  static func previewPrefix(of data: Data) -> Data {
+    guard data.count > previewLimit else { return data }
+    var end = data.startIndex + previewLimit
+    var backed = 0
+    // A continuation byte (10xxxxxx) is inside a character: start the cut before it.
+    while backed < 3, end > data.startIndex, data[end] & 0xC0 == 0x80 {
+      end -= 1
+      backed += 1
+    }
+    return data[data.startIndex..<end]
   }
 
   /// `500 GET https://… (1234 bytes): <body preview>`, secret query items redacted.

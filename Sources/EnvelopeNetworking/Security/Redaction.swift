@@ -13,15 +13,16 @@ import Foundation
 /// headers, URL query items, form fields, `name=value` pairs inside any text, and JSON fields
 /// (at any depth and inside stringified JSON). Names are compared without case and without
 /// `-`, `_` and `.`, so `access_token`, `accessToken` and `Access-Token` are one name. The
-/// defaults (`defaultNames`) always apply and what you name is added to them.
+/// defaults (`defaultNames`) always apply and what you name is added to them; a name holding a
+/// word of `defaultNameWords` (`auth_token`, `PRIVATE-TOKEN`, `newPassword`) is secret too.
 ///
 /// A string that holds a URL (`"url":"http://…/anything?access_token=S&page=2"`, a `Location`
 /// header, a form value) is redacted as a URL: its secret query items are replaced and its
 /// user and password (`user:pw@`) are removed.
 ///
-/// A body that is not JSON is written in clear only when it names none of the secret names and
-/// you named no name of your own; otherwise it becomes a placeholder with its size alone
-/// (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a short
+/// A body that is not JSON or a form is written (with the `user:password@` of its URLs removed)
+/// only when it names none of the secret names and you named no name of your own; otherwise it
+/// becomes a placeholder with its size alone (`<redacted body: 57 bytes>`). No hash of a secret is ever written: a hash of a short
 /// password is found again by trying a dictionary.
 ///
 /// Logs and errors write `<redacted>` for every secret. Recordings number them instead: each
@@ -42,7 +43,15 @@ public struct Redaction: Sendable, Hashable {
   public static let defaultNames: [String] = [
     "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token",
     "api_key", "key", "access_token", "refresh_token", "id_token", "token", "password", "secret",
-    "client_secret",
+    "client_secret", "auth", "passwd",
+  ]
+  /// Words that make any name holding them secret, compared as names are (lower-case, without
+  /// `-`, `_` and `.`): `auth_token`, `X-Access-Token`, GitLab's `PRIVATE-TOKEN`,
+  /// `newPassword`, `OPENAI_API_KEY`, `credentials`. A name ending in `tokens` is a count
+  /// (`max_tokens`, `prompt_tokens`) and holds no credential; `author` and `authority` hold no
+  /// word. Revealing a name (`revealing:`) writes it in clear although it holds a word.
+  public static let defaultNameWords: [String] = [
+    "token", "secret", "passw", "apikey", "credential", "privatekey",
   ]
   /// The default names, lower-case (one list: the same as `defaultQueryItems` and
   /// `defaultFields`).
@@ -61,6 +70,11 @@ public struct Redaction: Sendable, Hashable {
   public let names: Set<String>
   /// Whether names beyond the defaults were given: then no non-JSON body is written in clear.
   public let namesExtraFields: Bool
+  /// The names written in clear although a default (a name or a word) makes them secret, as
+  /// compared.
+  private let revealed: Set<String>
+  /// The length of the shortest secret name or word, as compared: a shorter name is no secret.
+  let shortestName: Int
   /// Numbers each distinct secret of a recording run; nil writes `<redacted>`.
   package private(set) var numbers: SecretNumbers?
   /// Whether this redaction makes request keys (see `SecretNumbers`).
@@ -92,6 +106,8 @@ public struct Redaction: Sendable, Hashable {
     let defaults = Set(Self.defaultNames.map(Self.normalized))
     let extra = Set(headers.union(queryItems).union(fields).map(Self.normalized))
     self.names = defaults.union(extra).subtracting(revealed)
+    self.revealed = revealed
+    self.shortestName = (names.map(\.count) + Self.defaultNameWords.map(\.count)).min() ?? 0
     self.namesExtraFields = !extra.subtracting(defaults).subtracting(revealed).isEmpty
     self.numbers = nil
   }
@@ -122,13 +138,25 @@ public struct Redaction: Sendable, Hashable {
   /// - Parameter name: the name.
   /// - Returns: whether its value is redacted.
   public func isSecret(name: String) -> Bool {
-    if names.contains(Self.normalized(name)) { return true }
+    let normalized = Self.normalized(name)
+    if names.contains(normalized) { return true }
+    if Self.holdsSecretWord(normalized), !revealed.contains(normalized) { return true }
     // A nested query or form key, as `RequestTask.parameters` writes them (`auth[token]`,
     // `token[]`, `user[0][password]`): secret when any of its parts is.
     guard name.contains("[") else { return false }
     return name.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains {
-      names.contains(Self.normalized(String($0)))
+      let part = Self.normalized(String($0))
+      return names.contains(part) || (Self.holdsSecretWord(part) && !revealed.contains(part))
     }
+  }
+
+  /// Whether a name as compared was revealed.
+  func isRevealed(_ normalized: String) -> Bool { revealed.contains(normalized) }
+
+  /// Whether a name as compared holds one of `defaultNameWords` (and is no `…tokens` count).
+  static func holdsSecretWord(_ normalized: String) -> Bool {
+    if normalized.hasSuffix("tokens") { return false }
+    return defaultNameWords.contains { normalized.contains($0) }
   }
 
   /// What replaces the secret `value`: `<redacted>`, or its number in a recording.
@@ -139,12 +167,14 @@ public struct Redaction: Sendable, Hashable {
   /// Equal when the names are (the numbering of a run is not compared).
   public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
     lhs.names == rhs.names && lhs.namesExtraFields == rhs.namesExtraFields
+      && lhs.revealed == rhs.revealed
   }
 
   /// Hashes the names.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(names)
     hasher.combine(namesExtraFields)
+    hasher.combine(revealed)
   }
 
   // MARK: - Headers
@@ -193,8 +223,9 @@ public struct Redaction: Sendable, Hashable {
 
   // MARK: - URLs
 
-  /// A URL as it may be written: secret query item values replaced (the names stay), and any
-  /// user and password removed.
+  /// A URL as it may be written: secret values of query and fragment items replaced (the names
+  /// stay; `#access_token=…` as an OAuth implicit flow sends it), and any user and password
+  /// removed. A value runs to the next `&` or `#`, whatever it holds.
   ///
   /// - Parameter url: the URL.
   /// - Returns: its text.
@@ -208,16 +239,20 @@ public struct Redaction: Sendable, Hashable {
     if let query = components.percentEncodedQuery {
       components.percentEncodedQuery = self.query(query)
     }
+    if let fragment = components.percentEncodedFragment {
+      components.percentEncodedFragment = self.query(fragment)
+    }
     return components.string ?? Self.placeholder
   }
 
-  /// A percent-encoded query (`a=1&token=x`) with secret values replaced, order kept; a value
-  /// that is itself a URL or a query has its secrets replaced too.
+  /// A percent-encoded query (`a=1&token=x`) with secret values replaced, order kept: a value
+  /// runs to the next `&` or `#`, whatever it holds. A value that is itself a URL or a query
+  /// has its secrets replaced too.
   ///
   /// - Parameter query: the query, without `?`.
   /// - Returns: the query as it may be written.
   public func query(_ query: String) -> String {
-    scrubbed(query)
+    scrubbed(query, kind: .query, depth: 0)
   }
 
   // MARK: - Bodies
@@ -235,18 +270,26 @@ public struct Redaction: Sendable, Hashable {
   }
 
   /// A body as it may be written: JSON redacted field by field; a form body (or a URL) redacted
-  /// item by item; other text in clear only when it can hold no named secret; bytes that are
-  /// not text kept only when no name of your own was given.
+  /// item by item; other text withheld when it can hold a named secret, else written with the
+  /// user and password of its URLs removed. Bytes that are not UTF-8 are read as ISO-8859-1
+  /// (every byte is a character), so a Latin-1 form is redacted as a form and any other such
+  /// body that mentions a secret name is withheld; the rest is kept as bytes only when no name
+  /// of your own was given.
   ///
   /// - Parameter data: the body.
   /// - Returns: what may be written.
   public func body(_ data: Data) -> Body {
     if let json = try? JSON(data: data) { return .json(self.json(json)) }
     guard let text = String(data: data, encoding: .utf8) else {
-      return namesExtraFields ? .withheld(withheld(data)) : .binary(data)
+      let latin1 = String(String.UnicodeScalarView(data.map { Unicode.Scalar($0) }))
+      if isForm(latin1) {
+        let redacted = query(latin1)
+        return redacted == latin1 ? .binary(data) : .text(redacted)
+      }
+      return mayHoldSecret(latin1) ? .withheld(withheld(data)) : .binary(data)
     }
-    if isForm(text) { return .text(scrubbed(text)) }
-    return mayHoldSecret(text) ? .withheld(withheld(data)) : .text(text)
+    if isForm(text) { return .text(query(text)) }
+    return mayHoldSecret(text) ? .withheld(withheld(data)) : .text(scrubbed(text))
   }
 
   /// A body's text as it may be written (JSON compact, in the original key order).
@@ -351,12 +394,26 @@ public struct Redaction: Sendable, Hashable {
     if namesExtraFields { return true }
     let lowered = Self.normalized(text)
     return names.contains { lowered.contains($0) }
+      || Self.defaultNameWords.contains { lowered.contains($0) }
   }
 
   /// `a=1&b=2`: no spaces or line breaks, and every pair has an `=`.
   private func isForm(_ text: String) -> Bool {
-    !text.isEmpty && !text.contains(where: { $0 == " " || $0.isNewline })
-      && text.split(separator: "&").allSatisfy { $0.contains("=") }
+    // One pass: a piece between `&` is empty or holds `=`.
+    var (pieceIsEmpty, pieceHasEquals, sawPiece) = (true, false, false)
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0B, 0x0C:
+        return false
+      case UInt8(ascii: "&"):
+        guard pieceIsEmpty || pieceHasEquals else { return false }
+        (pieceIsEmpty, pieceHasEquals) = (true, false)
+      default:
+        if byte == UInt8(ascii: "=") { pieceHasEquals = true }
+        (pieceIsEmpty, sawPiece) = (false, true)
+      }
+    }
+    return sawPiece && (pieceIsEmpty || pieceHasEquals)
   }
 
   private func withheld(_ data: Data) -> String {

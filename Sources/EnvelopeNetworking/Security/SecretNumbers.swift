@@ -36,7 +36,7 @@ package final class SecretNumbers: @unchecked Sendable {
     }
     let (number, issued) = lock.withLock {
       if let known = numbers[value] { return known }
-      last += 1
+      last = last < Int.max ? last + 1 : last
       numbers[value] = (last, !inRequestKey)
       return (last, !inRequestKey)
     }
@@ -48,7 +48,9 @@ package final class SecretNumbers: @unchecked Sendable {
     guard let text = String(data: data, encoding: .utf8), text.contains("<token ") else { return }
     var highest = 0
     for piece in text.components(separatedBy: "<token ").dropFirst() {
-      if let number = Int(piece.prefix { $0.isNumber }) { highest = max(highest, number) }
+      if let number = Self.number(of: "<token " + piece.prefix { $0.isNumber } + ">") {
+        highest = max(highest, number)
+      }
     }
     lock.withLock { last = max(last, highest) }
   }
@@ -62,11 +64,18 @@ package final class SecretNumbers: @unchecked Sendable {
   /// `<token 3>`.
   static func text(_ number: Int) -> String { "<token \(number)>" }
 
-  /// 3 for `<token 3>`; nil for any other text.
+  /// The highest number a placeholder may carry: a recording run numbers far fewer secrets, and
+  /// a larger number (`<token 9223372036854775807>` in a response) is a value like any other,
+  /// so counting on from it can never overflow.
+  static let maximumNumber = 1_000_000
+
+  /// 3 for `<token 3>`; nil for any other text and for a number above `maximumNumber`.
   static func number(of text: String) -> Int? {
     guard text.hasPrefix("<token "), text.hasSuffix(">") else { return nil }
     let digits = text.dropFirst(7).dropLast()
-    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-    return Int(digits)
+    guard !digits.isEmpty, digits.count <= 7, digits.allSatisfy({ $0.isASCII && $0.isNumber })
+    else { return nil }
+    guard let number = Int(digits), number <= maximumNumber else { return nil }
+    return number
   }
 }
