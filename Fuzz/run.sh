@@ -7,6 +7,8 @@
 #                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
 #                case style through ModelEncoder(matching:)) is the check
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
+# Each target's corpus is kept in git (Fuzz/corpus/TARGET, minimised with -merge=1), so runs
+# spread over sessions build on each other; a run adds its new inputs there, to commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -29,17 +31,14 @@ for target in "${targets[@]}"; do
   case "$target" in
   envelopekit)
     build Sources/EnvelopeKit/*/*.swift Fuzz/FuzzTarget.swift -o Fuzz/out/fuzz-envelopekit
-    mkdir -p Fuzz/corpus-run
-    cp Fixtures/envelopes/*.json Fuzz/corpus-run/ 2>/dev/null || true
-    corpus=Fuzz/corpus-run
+    seeds=Fixtures/envelopes
     ;;
   promise)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/PromiseFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \
       Tests/EnvelopeKitTests/Support/SeededGenerator.swift -o Fuzz/out/fuzz-promise
-    mkdir -p Fuzz/corpus-promise
-    corpus=Fuzz/corpus-promise
+    seeds=
     ;;
   encoding)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/EncodingFuzzTarget.swift \
@@ -48,16 +47,17 @@ for target in "${targets[@]}"; do
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \
       Tests/EnvelopeKitTests/Support/SeededGenerator.swift -o Fuzz/out/fuzz-encoding
-    mkdir -p Fuzz/corpus-encoding
-    corpus=Fuzz/corpus-encoding
+    seeds=
     ;;
   *)
     echo "unknown target $target" >&2
     exit 2
     ;;
   esac
+  corpus="Fuzz/corpus/$target"
+  mkdir -p "$corpus"
   echo "== fuzz $target for $seconds s"
-  "Fuzz/out/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=4096 \
+  "Fuzz/out/fuzz-$target" "$corpus" $seeds -max_total_time="$seconds" -max_len=4096 \
     -artifact_prefix="Fuzz/out/$target-" -print_final_stats=1 2>&1 | tail -n 25
   test "${PIPESTATUS[0]}" -eq 0
 done

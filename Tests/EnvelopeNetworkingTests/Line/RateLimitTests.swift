@@ -84,7 +84,11 @@ private final class WallClock: Plugin, @unchecked Sendable {
     guard expected >= 0.8 else { return false }
     let waited = sent[1].timeIntervalSince(received[0])
     #expect(abs(chosen - expected) <= 0.2 * expected, "chose \(chosen) s for \(expected) s")
-    #expect(abs(waited - expected) <= 0.2 * expected, "waited \(waited) s for \(expected) s")
+    // The wait chosen is within ±20% (above); the time actually waited is never 20% early, and
+    // late by at most 20% plus a second a loaded machine may take to wake a sleeping task (a
+    // full run on two busy cores woke one 0.33 s late for a 1.1 s wait).
+    #expect(waited >= 0.8 * expected, "waited \(waited) s for \(expected) s")
+    #expect(waited <= 1.2 * expected + 1, "waited \(waited) s for \(expected) s")
     return true
   }
 

@@ -10,43 +10,47 @@ import Testing
 /// The secret planted in hostile inputs.
 private let planted = "S3CR3TPLANTED"
 
-/// Hostile bodies of 1 MB: each redacts in linear time, and the secret planted in it stays
-/// hidden. Serialized, so that each is timed alone.
+/// Hostile bodies of 256 KB: each redacts in linear time, and the secret planted in it stays
+/// hidden. Serialized, so that each is timed alone. The old scan took 49 s for 64 KB of one of
+/// these shapes (it grew with the square or the cube of the size); the linear one takes
+/// 0.3-1.3 s for 1 MB in a debug build on a loaded machine, so an 8 s bound at 256 KB tells the
+/// two apart with room for CI's load. Not 1 MB: these synchronous tests hold a thread of the
+/// two-wide cooperative pool, and at 1 MB they starved the loopback tests running beside them.
 @Suite(.serialized) struct RedactionTimeTests {
-  /// Shapes that made the old scan quadratic or cubic, each about 1 MB, the secret at the end.
+  /// Shapes that made the old scan quadratic or cubic, each about 256 KB, the secret at the end.
   static let shapes: [String] = [
     "a=", "x=%41=", "%41=", "token=<", "a=\"", "k: ", "https://", "=&", "abcdef=", "%FF=",
     "\"ab\":",
   ]
 
   static func hostile(_ shape: String) -> String {
-    let count = 1_000_000 / shape.utf8.count
+    let count = 256_000 / shape.utf8.count
     return "x=" + String(repeating: shape, count: count) + "&password=\(planted)"
   }
 
   @Test(arguments: shapes)
-  func aMegabyteHostileBodyRedactsInLinearTime(shape: String) {
+  func aHostileBodyRedactsInLinearTime(shape: String) {
     let data = Data(Self.hostile(shape).utf8)
     let clock = ContinuousClock()
     var text = ""
     let elapsed = clock.measure { text = Redaction.default.bodyText(data) }
     print("REDACTION-TIME \(shape.debugDescription) \(data.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(2), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 
   @Test(arguments: shapes)
-  func aMegabyteHostileQueryRedactsInLinearTime(shape: String) {
+  func aHostileQueryRedactsInLinearTime(shape: String) {
     let query = Self.hostile(shape)
     let clock = ContinuousClock()
     var text = ""
     let elapsed = clock.measure { text = Redaction.default.query(query) }
     print("QUERY-TIME \(shape.debugDescription) \(query.utf8.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(2), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 
-  /// An error's description (what logs print) of a 1 MB hostile body is quick and hides the
+  /// An error's description (what logs print) of a hostile body is quick and hides the
   /// secret at its start.
   @Test(arguments: shapes)
   func anErrorDescriptionOfAHostileBodyIsQuick(shape: String) throws {
@@ -58,7 +62,7 @@ private let planted = "S3CR3TPLANTED"
     var text = ""
     let elapsed = clock.measure { text = error.description }
     print("PREVIEW-TIME \(shape.debugDescription) \(body.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(2), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 }
@@ -76,7 +80,7 @@ private let planted = "S3CR3TPLANTED"
     var text = ""
     let elapsed = try clock.measure { text = try preview(body) }
     print("PREVIEW-TIME 8 MB: \(elapsed)")
-    #expect(elapsed < .seconds(1))
+    #expect(elapsed < .seconds(3))
     #expect(!text.contains(planted))
     #expect(text.hasPrefix("password=%3Credacted%3E&a=a=a="))
   }
