@@ -166,18 +166,11 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-api"),
   exit(0)
 }
 
-// `--api` runs only the real API responses with generated models.
-if CommandLine.arguments.contains("--api") {
-  try apiBenchmarks()
-  print("\n== Summary")
-  summary.forEach { print($0) }
-  failures.forEach { print("  FAILED: \($0)") }
-  exit(0)
-}
-
-// `--encode` runs only the encoder rows.
-if CommandLine.arguments.contains("--encode") {
-  try encodeBenchmarks()
+// `--api` runs only the real API responses with generated models; `--encode` only the encoder
+// rows.
+for (flag, rows) in [("--api", apiBenchmarks), ("--encode", encodeBenchmarks)]
+where CommandLine.arguments.contains(flag) {
+  try rows()
   print("\n== Summary")
   summary.forEach { print($0) }
   failures.forEach { print("  FAILED: \($0)") }

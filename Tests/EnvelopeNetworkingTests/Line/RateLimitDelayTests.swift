@@ -122,7 +122,7 @@ private func resolved(_ value: String) -> String {
   /// until the `retryAfter` the app is told (never before it), and a 403 whose quota is not
   /// spent is never retried.
   @Test func generatedRateLimitFieldsNeverWaitTooLittleOrRetryARefusal() throws {
-    var generator = SeededLinks(seed: 0x4A7E_11A1)
+    var generator = SeededGenerator(seed: 0x4A7E_11A1)
     let names = [
       "Retry-After", "RateLimit", "RateLimit-Policy", "RateLimit-Remaining", "RateLimit-Reset",
       "X-RateLimit-Remaining", "X-RateLimit-Reset",

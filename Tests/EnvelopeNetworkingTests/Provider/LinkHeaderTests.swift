@@ -97,7 +97,7 @@ private func response(_ link: String, request: URL? = base) -> Response {
   /// separators, rel types in random case), written as one field; the parse must give each
   /// link's first type, resolved as Foundation resolves it.
   @Test func generatedLinkHeadersParseToTheirLinks() throws {
-    var generator = SeededLinks(seed: 0x5EED_1157)
+    var generator = SeededGenerator(seed: 0x5EED_1157)
     let types = ["next", "prev", "last", "first", "alternate", "self"]
     for round in 0..<300 {
       var written: [String] = []
@@ -129,7 +129,7 @@ extension LinkHeaderTests {
   /// Generated garbage from the characters that matter to the parser (separators, quotes,
   /// escapes, brackets): never a crash, and every link found is absolute.
   @Test func generatedGarbageGivesOnlyAbsoluteLinksAndNeverCrashes() {
-    var generator = SeededLinks(seed: 0xBAD_11E4)
+    var generator = SeededGenerator(seed: 0xBAD_11E4)
     let alphabet = Array(#"<>;,="\ relnxt/?:.ahp"#)
     for _ in 0..<2_000 {
       let header = String(
@@ -140,18 +140,5 @@ extension LinkHeaderTests {
         #expect(url.scheme != nil, "header: \(header)")
       }
     }
-  }
-}
-
-/// A small seeded generator (SplitMix64), so a failing header is the same every run.
-struct SeededLinks: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -17,7 +17,7 @@ import Testing
 
   @Test(arguments: 0..<20)
   func aSecretValueNeverSurvivesAQuery(seed: UInt64) throws {
-    var random = SecretSeed(state: seed &* 0x1234_5678_9ABC)
+    var random = SeededGenerator(state: seed &* 0x1234_5678_9ABC)
     for _ in 0..<50 {
       var items: [(name: String, value: String, secret: Bool)] = []
       for index in 0..<Int.random(in: 1...6, using: &random) {

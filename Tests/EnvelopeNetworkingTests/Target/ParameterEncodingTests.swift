@@ -500,19 +500,6 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
   }
 }
 
-/// SplitMix64: the same values for the same seed on every platform.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// A generated parameter value, decoded back by Foundation's `JSONDecoder` as the oracle.
 indirect enum Tree: Codable, Equatable {
   case string(String), int(Int), double(Double), bool(Bool), array([Tree]), object([String: Tree])
