@@ -72,6 +72,11 @@ struct ModelWriter {
         + "the decoder these models are written for (strict where the samples agree on kinds):",
       prefix: "// ")
     lines.append("//   let value = try \(call)")
+    // On a provider the same decoder serves every call: an envelope's, or a plain API's (the
+    // decoder says `.plain`, so `request` reads the whole body).
+    let inData = options.path.map { ", inData: \(Names.literal($0))" } ?? ""
+    lines.append("//   let value = try await Provider<API>(decoder: .\(factory)())")
+    lines.append("//     .request(target, as: \(root).self\(inData))")
     lines.append("")
     lines.append("import EnvelopeKit")
     lines.append("import Foundation")
@@ -90,8 +95,9 @@ struct ModelWriter {
     if options.isPublic {
       lines.append(
         contentsOf: wrap(
-          "The decoder `\(root)` is written for: keys converted from snake_case, and each date "
-            + "read by its transform.",
+          "The decoder `\(root)` is written for: keys converted from snake_case, "
+            + (options.envelope ? "" : "no envelope (`EnvelopeFormat.plain`), ")
+            + "and each date read by its transform.",
           prefix: "  /// "))
       lines.append("  ///")
       lines.append("  /// - Parameter policy: lenient (coercions reported) or strict.")
@@ -108,6 +114,7 @@ struct ModelWriter {
     }
     lines.append("    var decoder = LenientDecoder(policy: policy)")
     lines.append("    decoder.keyDecodingStrategy = .convertFromSnakeCase")
+    if !options.envelope { lines.append("    decoder.envelope = .plain") }
     for (model, key, transform) in writer.transforms {
       let call = "    decoder.transform(\(model).self, key: \(Names.literal(key)), \(transform))"
       if call.count <= 100 || 6 + Names.literal(key).count + 1 > 100 {

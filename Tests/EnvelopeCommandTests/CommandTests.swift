@@ -101,6 +101,22 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
       .output == source)
   }
 
+  @Test func modelsOfAPlainAPIComeWithAPlainDecoder() {
+    let repo = #"{"id":7,"full_name":"a/b","code":99}"#
+    let plain = run(["models", "r.json", "--name", "Repo"], files: ["r.json": repo])
+    #expect(plain.status == 0)
+    // The decoder says there is no envelope, so a provider's `request` reads the whole body.
+    #expect(plain.output.contains("    decoder.envelope = .plain\n"))
+    #expect(plain.output.contains("//   let value = try await Provider<API>(decoder: .forRepo())"))
+    #expect(plain.output.contains("//     .request(target, as: Repo.self)\n"))
+    let wrapped = run(
+      ["models", "e.json", "--envelope", "--name", "Page", "--at", "items"],
+      files: ["e.json": envelope])
+    #expect(wrapped.status == 0)
+    #expect(!wrapped.output.contains(".plain"))
+    #expect(wrapped.output.contains(#"//     .request(target, as: Page.self, inData: "items")"#))
+  }
+
   @Test func codingKeysOnlyForKeysTheSnakeCaseStrategyCannotProduce() {
     let body = #"{"first_name":"A","createdBy":"B","URL":"x","display-name":"C","_id":1}"#
     let source = run(["models", "b.json"], files: ["b.json": body]).output

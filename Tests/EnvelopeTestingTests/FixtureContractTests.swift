@@ -31,6 +31,31 @@ struct ContractUser: Decodable, Equatable { var id: Int; var name: String; var e
     #expect(name == "Ada")
   }
 
+  struct PlainRepo: Decodable, Equatable { var id: Int; var code: Int }
+
+  @Test func aPlainFixtureIsTheValue() throws {
+    // `code` is a member of the body, not an envelope code: a plain contract reads it as data.
+    let repo = try FixtureContract.decode(
+      PlainRepo.self, fixture: "contracts/plain/repo.json", envelope: .plain)
+    #expect(repo == PlainRepo(id: 7, code: 99))
+    #expect(
+      try FixtureContract.decode(
+        String.self, fixture: "contracts/plain/repo.json", envelope: .plain, at: "owner.login")
+        == "ada")
+    // A path with an envelope is inside its data.
+    #expect(
+      try FixtureContract.decode(
+        String.self, fixture: "envelopes/code0_object.json", envelope: .default, at: "name")
+        == "Ada")
+    // Strictly: a drift in a plain body is named by its path from the root.
+    #expect {
+      try FixtureContract.decode(
+        [String: String].self, fixture: "contracts/plain/repo.json", envelope: .plain)
+    } throws: { error in
+      "\(error)".contains("contracts/plain/repo.json") && "\(error)".contains("id")
+    }
+  }
+
   @Test func folderHelperListsFixturesSorted() throws {
     #expect(
       try FixtureRoot.fixtures(in: "contracts/users") == [

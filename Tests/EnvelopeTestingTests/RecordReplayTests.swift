@@ -84,6 +84,23 @@ func text(_ folder: URL, _ name: String) throws -> String {
     #expect(try await RoundTrip.run(Provider(transport: missing), base: server.baseURL) == replayed)
   }
 
+  @Test func aPlainAPIIsRecordedAndReplayed() async throws {
+    let folder = makeFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let server = try #require(TestServer.shared, "python3 must be available")
+    struct Repo: Decodable, Equatable { var id: Int; var code: Int }
+    var decoder = LenientDecoder()
+    decoder.envelope = .plain
+    let target = LoopTarget(baseURL: server.baseURL, path: "/plain/repo")
+    let recorder = try RecordingTransport(folder: folder, mode: .all)
+    let recorded = try await Provider(transport: recorder, decoder: decoder).request(
+      target, as: Repo.self)
+    #expect(recorded == Repo(id: 7, code: 99))
+    let replayed = try await Provider(transport: ReplayTransport(folder: folder), decoder: decoder)
+      .request(target, as: Repo.self)
+    #expect(replayed == recorded)
+  }
+
   @Test func recordingsAreRedactedSortedPrettyAndStable() async throws {
     let first = makeFolder()
     let second = makeFolder()

@@ -237,6 +237,18 @@ class Handler(BaseHTTPRequestHandler):
             items = [{"id": i} for i in range(start + 1, min(start + 5, 12) + 1)]
             following = str(start + 5) if start + 5 < 12 else None
             self.send(200, {"code": 0, "msg": "ok", "data": {"items": items, "next": following}})
+        elif route == "/plain/repo":
+            # A GitHub-style plain JSON API: the body is the value. It has a `code` member that
+            # is data, not a business code; `status` answers that status with a GitHub error.
+            query = dict(parse_qsl(url.query))
+            hit("plain" + query.get("id", ""))
+            status = int(query.get("status", "200"))
+            if status != 200:
+                self.send(status, {"message": "Not Found", "code": 1,
+                                   "documentation_url": "https://docs.example.test/rest"})
+            else:
+                self.send(200, {"id": 7, "name": "envelope", "code": 99,
+                                "owner": {"login": "ada", "id": "18"}})
         elif route == "/delay":
             time.sleep(float(dict(parse_qsl(url.query)).get("seconds", "1")))
             self.send(200, {"code": 0, "msg": "ok", "data": USER})

@@ -11,6 +11,8 @@
 /// let app = EnvelopeFormat.default.mappingErrors { status in
 ///   status.code == 1001 ? AppError.tokenExpired : nil
 /// }
+/// // No envelope at all ({"id": 1, "login": "ada"}): failures come from the HTTP status.
+/// let github = EnvelopeFormat.plain
 /// ```
 public struct EnvelopeFormat: Sendable {
   /// The path of the business code.
@@ -25,6 +27,27 @@ public struct EnvelopeFormat: Sendable {
   public var isSuccess: @Sendable (EnvelopeCode) -> Bool
   /// Turns a failure status into the user's own error; nil keeps `EnvelopeError.business`.
   public var errorMapper: (@Sendable (EnvelopeStatus) -> (any Error)?)?
+  /// Whether this is ``plain``: no envelope, the whole body is the value.
+  public private(set) var isPlain: Bool = false
+
+  /// No envelope: the whole body is the value (a GitHub-style API). No code is read, so no
+  /// business failure exists (every body is a success status with no code and no message);
+  /// failures come from the HTTP status. Every entry point that takes a format honours it:
+  /// `decodeEnvelope` (a path is then from the root), `RootModel` (its `data` is the whole
+  /// body), `envelopeStatus`, and the networking provider's calls, cache, stubs and pages.
+  ///
+  /// ```swift
+  /// var decoder = LenientDecoder()
+  /// decoder.envelope = .plain
+  /// let user = try decoder.decodeEnvelope(User.self, from: #"{"id": 1}"#.data(using: .utf8)!)
+  /// ```
+  public static let plain: EnvelopeFormat = {
+    var format = EnvelopeFormat(code: .root, messages: [], data: .root, success: [])
+    format.isPlain = true
+    format.codeIsOptional = true
+    format.isSuccess = { _ in true }
+    return format
+  }()
 
   /// `code`, then `msg` or `message`, then `data`; success is code 0.
   public static let `default` = EnvelopeFormat(
@@ -81,6 +104,9 @@ public struct EnvelopeFormat: Sendable {
     self.data = data
     self.isSuccess = isSuccess
   }
+
+  /// The status of a body under ``plain``: a success with no code and no message.
+  static let plainStatus = EnvelopeStatus(code: nil, message: nil, isSuccess: true)
 
   /// This format, where a missing code counts as success (`{"success": true, "data": ...}`
   /// style APIs that only send a code on failure).
@@ -148,7 +174,8 @@ public struct EnvelopeStatus: Sendable, Hashable, CustomStringConvertible {
 public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The code is not a success code. `data` was not decoded.
   case business(code: EnvelopeCode, message: String?)
-  /// No code at the format's code path.
+  /// No code at the format's code path. Its description names the ways out: ``EnvelopeFormat/plain``
+  /// for an API without an envelope, `codeOptional()` for one that sends a code only on failure.
   case missingCode
   /// A code that is null, an array, an object or a number with a fraction; a snippet of what
   /// was there (`array [1]`).
@@ -163,6 +190,8 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
       return "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil"))"
     case .missingCode:
       return "missingCode"
+        + " (no code at the format's code path: an API without an envelope is"
+        + " EnvelopeFormat.plain, one that sends a code only on failure is codeOptional())"
     case .invalidCode(let found):
       return "invalidCode(found: \(found))"
     case .missingData(let code):

@@ -190,6 +190,8 @@ extension LenientDecoder {
     _ type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> T {
+    // A plain body has no envelope to keep the status of.
+    let plain = (format ?? envelope).isPlain
     do {
       return try readingEnvelope(
         type, from: data, format: format, at: path,
@@ -198,14 +200,16 @@ extension LenientDecoder {
           throw format.error(for: read)
         },
         decoded: { read, value, recorder in
-          status = read
+          if !plain { status = read }
           report = recorder.report
           return value
         })
     } catch {
       // Missing data or a decoding error: the code was read, and is read again on this rare path
       // only, so that the usual decode hands nothing out in between.
-      if status == nil { status = try? envelopeStatus(from: data, format: format) }
+      if status == nil, !plain {
+        status = try? envelopeStatus(from: data, format: format)
+      }
       throw error
     }
   }
@@ -233,6 +237,10 @@ extension LenientDecoder {
     let applied = format ?? envelope
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let read = try Self.status(of: document, format: applied)
+      if applied.isPlain {
+        return ReadEnvelope(
+          status: read, data: data, document: document, format: format, path: path)
+      }
       status = read
       guard read.isSuccess else { throw applied.error(for: read) }
       if Self.dataIsEmpty(document, applied), Self.payloadIsMissing(T.self, at: path) {
@@ -273,6 +281,7 @@ extension LenientDecoder {
   }
 
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
+    if format.isPlain { return EnvelopeFormat.plainStatus }
     func value(at path: JSONPath) throws -> JSON? {
       try document.index(at: path).map { try json(document, $0) }
     }
@@ -340,6 +349,8 @@ extension LenientDecoder {
     _ type: T.Type, with decoder: DecoderImpl, in document: JSONDocument, format: EnvelopeFormat,
     status: EnvelopeStatus, at path: JSONPath
   ) throws -> T {
+    // No envelope: the value at the path from the root, null and missing as any key path.
+    if format.isPlain { return try decoder.decodeRoot(type, at: path) }
     if dataIsEmpty(document, format) {
       return try emptyPayload(type, with: decoder, format: format, status: status, at: path)
     }

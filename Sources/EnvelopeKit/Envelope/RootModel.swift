@@ -48,6 +48,14 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
   public init(from decoder: any Decoder) throws {
     let format = decoder.userInfo[.envelopeFormat] as? EnvelopeFormat ?? .default
     self.format = format
+    if format.isPlain {
+      // No envelope: the whole body is the payload, decoded as itself (null is not "no data").
+      status = .success(EnvelopeFormat.plainStatus)
+      code = nil
+      message = nil
+      data = try decoder.singleValueContainer().decode(T.self)
+      return
+    }
     let codeValue = try decodeValue(JSON.self, at: format.code, in: decoder)
     // The status reader's one rule: the first message found, and no message path read after it.
     let message = try EnvelopeStatusReader.message(format.messages) {

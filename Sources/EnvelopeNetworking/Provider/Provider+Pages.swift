@@ -30,7 +30,8 @@ extension Provider {
   /// before anything is sent to it.
   ///
   /// ```swift
-  /// for try await repos in provider.pages(.repos(org: "swiftlang"), as: [Repo].self, at: .root) {
+  /// // GitHub's targets say `var envelope: EnvelopeFormat? { .plain }`: each page is the body.
+  /// for try await repos in github.pages(.repos(org: "swiftlang"), as: [Repo].self) {
   ///   show(repos)
   /// }
   /// let events = provider.pages(.events(cursor: nil), as: EventPage.self) { page, _ in
@@ -41,9 +42,9 @@ extension Provider {
   /// - Parameters:
   ///   - target: the first page.
   ///   - type: a page's value type.
-  ///   - path: nil to decode each page as `request(_:as:)` does (the envelope's data, under the
-  ///     target's or the decoder's format); a path to decode the value there with no envelope,
-  ///     as `request(_:as:at:)` does (`.root` for a plain JSON body).
+  ///   - path: where each page's value is, as `request(_:as:inData:)` reads it: inside the
+  ///     envelope's data (under the target's or the decoder's format), or from the root of the
+  ///     body under `EnvelopeFormat.plain`; nil for the data (or the whole plain body) itself.
   ///   - next: gives the next page's target, or nil after the last; nil to follow `Link`.
   /// - Returns: the pages, in order.
   public func pages<Page: Decodable & Sendable>(
@@ -57,13 +58,8 @@ extension Provider {
   nonisolated(nonsending) func page<Page: Decodable>(
     _ target: Target, _ type: Page.Type, at path: JSONPath?, following link: PageLink?
   ) async throws -> DecodedResponse<Page> {
-    if let path {
-      return try await run(
-        target, PagePlan(inner: WithResponse(inner: ValuePlan<Page>(path: path)), link: link))
-    }
-    return try await run(
-      target,
-      PagePlan(inner: WithResponse(inner: EnvelopePlan<Page>(format: target.envelope)), link: link))
+    let plan = EnvelopePlan<Page>(format: target.envelope, path: path ?? .root)
+    return try await run(target, PagePlan(inner: WithResponse(inner: plan), link: link))
   }
 }
 

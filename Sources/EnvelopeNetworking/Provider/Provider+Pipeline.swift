@@ -374,13 +374,14 @@ extension Provider {
 
   /// validate: a status the target accepts. Otherwise a body that is an envelope of the
   /// target's (or provider's) format with a non-success code is that business failure (or the
-  /// format's mapped error), keeping the HTTP status; anything else is `.status`.
+  /// format's mapped error), keeping the HTTP status; anything else (and any body under
+  /// `EnvelopeFormat.plain`) is `.status`.
   private func validate(_ response: inout Response, _ target: Target) throws {
     guard !target.validStatusCodes.contains(response.statusCode) else { return }
     // The error carries the response: `errorBody(as:)` reads it with this provider's decoder.
     response.failureDecoder = FailureDecoder(decoder)
     let format = target.envelope ?? decoder.envelope
-    if !response.data.isEmpty,
+    if !format.isPlain, !response.data.isEmpty,
       let status = try? decoder.envelopeStatus(from: response.data, format: format),
       !status.isSuccess
     {

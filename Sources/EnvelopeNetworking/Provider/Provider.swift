@@ -15,6 +15,11 @@ import Foundation
 /// let page = try await provider.request(.feed, as: [Post].self, inData: "list")  // data.list
 /// ```
 ///
+/// A plain JSON API (the body is the value, failures are HTTP statuses) says so once, with
+/// `EnvelopeFormat.plain` on its targets (`TargetType.envelope`) or on the provider's decoder;
+/// then `request(_:as:)` reads the whole body, `request(_:as:inData:)` a path from its root, and
+/// the cache, stubs, recordings and `pages` follow.
+///
 /// Every failure of an attempt is a `ProviderError` that goes through each plugin's
 /// `didReceive`, `process` and `retry`. One exception reaches you unwrapped: an error your
 /// envelope format's `mappingErrors` returns is thrown as itself (plugins see it as
@@ -168,7 +173,8 @@ public final class Provider<Target: TargetType>: Sendable {
   }
 
   /// Sends the request, checks the envelope's code, then decodes `T` at a path inside data
-  /// (MoyaMapper's `modelKey = "data>list"`).
+  /// (MoyaMapper's `modelKey = "data>list"`); under `EnvelopeFormat.plain`, at a path from the
+  /// body's root.
   ///
   /// - Parameters:
   ///   - target: the endpoint.

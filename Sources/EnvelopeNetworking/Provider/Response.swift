@@ -167,7 +167,8 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     case .decoding(let error, let response): return "decoding(\(error)) in \(response)"
     case .emptyBody(let response): return "emptyBody(\(response))"
     case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"
-    case .envelope(let error, let response): return "envelope(\(error)) in \(response)"
+    case .envelope(let error, let response):
+      return "envelope(\(error)\(Self.keysFound(error, response))) in \(response)"
     case .authentication(let error): return "authentication(\(error))"
     case .underlying(let error, let response):
       return "underlying(\(error))" + (response.map { " in \($0)" } ?? "")
@@ -176,6 +177,23 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
 
   /// Same as `description`.
   public var errorDescription: String? { description }
+
+  /// For a missing code, the keys the body's top level does have (`; keys found: id, login`),
+  /// which tell a plain body from an envelope whose code is elsewhere; empty otherwise.
+  private static func keysFound(_ error: EnvelopeError, _ response: Response) -> String {
+    // A description stays cheap: a body over 1 MB is not read for it.
+    guard error == .missingCode, response.data.count <= 1 << 20,
+      let body = try? LenientDecoder().decode(JSON.self, from: response.data)
+    else { return "" }
+    switch body {
+    case .object(let object):
+      let keys = object.keys.prefix(12)
+      return "; keys found: " + (keys.isEmpty ? "none" : keys.joined(separator: ", "))
+        + (object.count > 12 ? ", …" : "")
+    default:
+      return "; the body is \(body.kindName), not an object"
+    }
+  }
 }
 
 /// A decoded value with the response it came from and the lenient report of its decoding.

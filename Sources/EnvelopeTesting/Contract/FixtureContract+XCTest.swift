@@ -17,7 +17,8 @@
     ///   - type: the model.
     ///   - fixture: a path below the fixture root.
     ///   - envelope: an envelope format to unwrap, or nil.
-    ///   - path: a key path to decode at when there is no envelope.
+    ///   - path: a key path to decode at: inside the envelope's data, or from the root when
+    ///     there is no envelope (nil) or it is `EnvelopeFormat.plain`.
     ///   - decoder: the decoder whose options apply (its policy is forced per check).
     ///   - acceptedDrift: `.baseline` to fail only on drift not in `<fixture>.drift.json`;
     ///     accepted drift no longer seen is printed to standard error (XCTest has no warnings).

@@ -18,7 +18,8 @@ public enum FixtureContract {
   ///   - type: the model.
   ///   - fixture: a path below the fixture root, e.g. `envelopes/code0_object.json`.
   ///   - envelope: an envelope format to unwrap, or nil.
-  ///   - path: a key path to decode at when there is no envelope.
+  ///   - path: a key path to decode at: inside the envelope's data, or from the root when there
+  ///     is no envelope (nil) or it is `EnvelopeFormat.plain`.
   ///   - decoder: the decoder whose options apply (key strategy, dates, key mappings,
   ///     transforms); its policy is made strict for the check and lenient for the drift list.
   ///   - acceptedDrift: `.none` to decode strictly; `.baseline` to decode leniently and fail
@@ -51,7 +52,8 @@ public enum FixtureContract {
   ) throws -> DriftOutcome<T> {
     var file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
     // The envelope's data path or the `at:` path is read as written, not through the strategy.
-    file.rawSteps = envelope?.data.components.count ?? path?.components.count ?? 0
+    let dataSteps = envelope.map { $0.isPlain ? 0 : $0.data.components.count } ?? 0
+    file.rawSteps = dataSteps + (path?.components.count ?? 0)
     var strict = decoder
     strict.policy = .strict
     var lenient = decoder
@@ -62,7 +64,8 @@ public enum FixtureContract {
     }
     func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
       if let envelope {
-        return try decoder.decodeEnvelopeWithReport(T.self, from: file.body, format: envelope)
+        return try decoder.decodeEnvelopeWithReport(
+          T.self, from: file.body, format: envelope, at: path ?? .root)
       }
       return try decoder.decodeWithReport(T.self, from: file.body, at: path)
     }

@@ -66,7 +66,9 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
       if case .business(let code, let message) = error {
         return StatusAnswer(outcome: "\(error)", code: code, message: message)
       }
-      return StatusAnswer(outcome: "\(error)", code: nil, message: nil)
+      // A missing code's description goes on to name the ways out; the table compares the case.
+      return StatusAnswer(
+        outcome: error == .missingCode ? "missingCode" : "\(error)", code: nil, message: nil)
     } catch {
       return StatusAnswer(outcome: "other: \(error)", code: nil, message: nil)
     }

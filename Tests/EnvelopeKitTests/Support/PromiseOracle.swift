@@ -351,9 +351,11 @@ enum PromiseOracle {
     var strict = lenient
     strict.policy = .strict
     for decoder in [lenient, strict] {
-      for format in [nil, readingsFormat] {
+      for format in [nil, readingsFormat, .plain] {
         checkReadings(T.self, data, decoder, format, at: path) { rule in
-          let name = format == nil ? "the decoder's format" : "a mapped format"
+          let name =
+            format == nil
+            ? "the decoder's format" : format?.isPlain == true ? "plain" : "a mapped format"
           outcome.violations.append(
             "readings of \(T.self) at \(path), \(decoder.policy), \(name): \(rule): \(json)")
         }
@@ -389,7 +391,14 @@ enum PromiseOracle {
     let reference = Result {
       try decoder.decodeEnvelopeWithReport(T.self, from: data, format: format, at: path)
     }
-    let readStatus = try? decoder.envelopeStatus(from: data, format: format)
+    // No envelope: exactly the decode of the body at the path, and no status kept.
+    let plain = format?.isPlain == true
+    if plain,
+      !same(reference, Result { try decoder.decodeWithReport(T.self, from: data, at: path) })
+    {
+      fail("plain decodeEnvelope \(reference) but decode(at:) differs")
+    }
+    let readStatus = plain ? nil : try? decoder.envelopeStatus(from: data, format: format)
     var onceStatus: EnvelopeStatus?
     let once = Result { () throws -> Decoded<T> in
       var report = DecodingReport()
@@ -595,6 +604,8 @@ enum PromiseOracle {
       let inData = #"{"code":"# + code + #","data":"# + generator.pick(["null", "{}", list]) + "}"
       checkReadings([PItem]?.self, inData, lenient, at: "data", into: &outcome)
       checkReadings([PItem].self, inData, lenient, at: "data", into: &outcome)
+      // A body that is the value itself, as a plain API sends it.
+      checkReadings(PItem.self, generator.value(PItem.shape), lenient, into: &outcome)
     case 12:
       // Key paths and DecodableWrapper.
       let json = #"{"data":{"list":"# + generator.value(.array(PItem.shape)) + "}}"

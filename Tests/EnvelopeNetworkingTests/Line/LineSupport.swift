@@ -17,11 +17,19 @@ struct Route: TargetType {
   var timeout: TimeInterval = 10
   var headers: [String: String] = [:]
   var authorization: AuthorizationType = .none
+  var envelope: EnvelopeFormat?
   var server: TestServer? = TestServer.shared
 
   init(_ path: String, _ query: [String: String] = [:]) {
     self.path = path
     self.queryItems = query
+  }
+
+  /// A route of a plain JSON API (`EnvelopeFormat.plain`).
+  static func plain(_ path: String, _ query: [String: String] = [:]) -> Route {
+    var route = Route(path, query)
+    route.envelope = .plain
+    return route
   }
 
   var baseURL: URL { server?.baseURL ?? URL(fileURLWithPath: "/") }

@@ -82,6 +82,7 @@ struct PostedRoute: TargetType {
     .data(Data("planted=body".utf8), contentType: "application/x-www-form-urlencoded")
   }
   var authorization: AuthorizationType { .none }
+  var envelope: EnvelopeFormat? { route.envelope }
 }
 
 @Suite(.serialized) struct PagesTests {
@@ -96,7 +97,7 @@ struct PostedRoute: TargetType {
     let sent = SentURLs()
     let provider = Provider<Route>(plugins: [sent])
     let (pages, error) = await collect(
-      provider.pages(Route("/pages", ["id": id]), as: [Item].self, at: "items"))
+      provider.pages(Route.plain("/pages", ["id": id]), as: [Item].self, at: "items"))
     #expect(error == nil)
     #expect(pages.map(\.count) == [10, 10, 3])
     #expect(pages.flatMap { $0 } == (1...23).map(Item.init))
@@ -116,7 +117,7 @@ struct PostedRoute: TargetType {
 
   @Test func eachPageIsRetriedAndCachedAsAnyCall() async throws {
     let id = uniqueID()
-    var target = Route("/pages", ["id": id, "flaky": "2"])
+    var target = Route.plain("/pages", ["id": id, "flaky": "2"])
     target.cachePolicy = .cacheElseLoad(maxAge: .seconds(60))
     let provider = Provider<Route>(
       plugins: [RetryPolicy(baseDelay: .milliseconds(1))], cache: MemoryCache())
@@ -149,10 +150,10 @@ struct PostedRoute: TargetType {
     let other = try TestServer()
     defer { other.stop() }
     let id = uniqueID()
-    var target = Route("/pages", ["id": id, "link": "other:\(other.port)"])
+    var target = Route.plain("/pages", ["id": id, "link": "other:\(other.port)"])
     target.server = nil  // the target's own base URL is nowhere: the provider's replaces it
     let provider = Provider<Route>(baseURL: server.baseURL)
-    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self, at: .root))
+    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self))
     #expect(error == nil)
     #expect(pages.map(\.port) == [server.port, other.port, other.port])
     #expect(pages.flatMap(\.items) == (1...23).map(Item.init))
@@ -165,7 +166,7 @@ struct PostedRoute: TargetType {
   @Test(arguments: credentialed)
   func aNextLinkToAnotherOriginGoesWithoutCredentials(_ source: String) async throws {
     let id = uniqueID()
-    var target = Route("/pages", ["id": id, "link": "cross"])
+    var target = Route.plain("/pages", ["id": id, "link": "cross"])
     target.authorization = .bearer
     target.headers = ["X-Api-Key": "planted-key"]
     let provider: Provider<Route>
@@ -175,7 +176,7 @@ struct PostedRoute: TargetType {
       target.headers["Authorization"] = "Bearer planted-token"
       provider = Provider()
     }
-    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self, at: .root))
+    let (pages, error) = await collect(provider.pages(target, as: ItemPage.self))
     #expect(error == nil)
     #expect(pages.map(\.authorization) == ["Bearer planted-token", "", ""])
     #expect(pages.map(\.apiKey) == ["planted-key", "", ""])
@@ -192,9 +193,10 @@ struct PostedRoute: TargetType {
   ) async throws {
     let id = uniqueID()
     let keeps = link == "absolute"
-    let target = PostedRoute(route: Route("/pages", ["id": id, "link": link, "omit": "api_key"]))
+    let target = PostedRoute(
+      route: Route.plain("/pages", ["id": id, "link": link, "omit": "api_key"]))
     let provider = Provider<PostedRoute>(plugins: plugin ? [QueryAPIKey()] : [])
-    let (pages, error) = await collect(provider.pages(target, as: SeenPage.self, at: .root))
+    let (pages, error) = await collect(provider.pages(target, as: SeenPage.self))
     #expect(error == nil)
     #expect(pages.count == 3)
     let key = plugin ? "planted-query-key" : ""
@@ -217,7 +219,7 @@ struct PostedRoute: TargetType {
     let sent = SentURLs()
     let (pages, error) = await collect(
       Provider<Route>(plugins: [sent]).pages(
-        Route("/pages", ["id": id, "link": "raw:" + link]), as: [Item].self, at: "items"))
+        Route.plain("/pages", ["id": id, "link": "raw:" + link]), as: [Item].self, at: "items"))
     #expect(pages.map(\.count) == [10])
     #expect(sent.all.count == 1)
     #expect(try await hits("pages" + id).count == 1)
@@ -233,10 +235,10 @@ struct PostedRoute: TargetType {
 
   @Test func aNextLinkToTheSameOriginKeepsCredentials() async throws {
     let id = uniqueID()
-    var target = Route("/pages", ["id": id, "link": "absolute"])
+    var target = Route.plain("/pages", ["id": id, "link": "absolute"])
     target.headers = ["Authorization": "Bearer planted-token"]
     let (pages, error) = await collect(
-      Provider<Route>().pages(target, as: ItemPage.self, at: .root))
+      Provider<Route>().pages(target, as: ItemPage.self))
     #expect(error == nil)
     #expect(pages.map(\.authorization) == Array(repeating: "Bearer planted-token", count: 3))
   }
@@ -246,7 +248,7 @@ struct PostedRoute: TargetType {
     let id = uniqueID()
     var seen = 0
     for try await page in Provider<Route>().pages(
-      Route("/pages", ["id": id]), as: [Item].self, at: "items")
+      Route.plain("/pages", ["id": id]), as: [Item].self, at: "items")
     {
       seen += page.count
       break
@@ -259,7 +261,7 @@ struct PostedRoute: TargetType {
   @Test func aFailingPageEndsTheSequenceWithItsError() async throws {
     let id = uniqueID()
     let pages = Provider<Route>().pages(
-      Route("/pages", ["id": id, "fail": "2"]), as: [Item].self, at: "items")
+      Route.plain("/pages", ["id": id, "fail": "2"]), as: [Item].self, at: "items")
     var iterator = pages.makeAsyncIterator()
     #expect(try await iterator.next()?.count == 10)
     do {
@@ -276,7 +278,7 @@ struct PostedRoute: TargetType {
     let id = uniqueID()
     let (pages, error) = await collect(
       Provider<Route>().pages(
-        Route("/pages", ["id": id, "link": "loop"]), as: [Item].self, at: "items"))
+        Route.plain("/pages", ["id": id, "link": "loop"]), as: [Item].self, at: "items"))
     // Page 1's next link names page 1 in other words (its query spelt out): fetched once more,
     // then that page's link repeats and the sequence stops.
     #expect(pages.count == 2)
@@ -296,7 +298,8 @@ struct PostedRoute: TargetType {
     let started = ContinuousClock.now
     let consumer = Task {
       await collect(
-        provider.pages(Route("/pages", ["id": id, "slow": "1"]), as: [Item].self, at: "items")
+        provider.pages(
+          Route.plain("/pages", ["id": id, "slow": "1"]), as: [Item].self, at: "items")
       ).error
     }
     try await Task.sleep(for: .milliseconds(200))
