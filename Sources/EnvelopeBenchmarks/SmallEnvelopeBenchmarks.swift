@@ -175,7 +175,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
   return summary
 }
 
-/// `--profile-small user|page|provider|provider-page|split|status|empty [seconds]`: one contender in a loop, for
+/// `--profile-small user|page|provider|provider-page|status|empty [seconds]`: one contender in a loop, for
 /// `perf record`. Seconds 0: exactly 1,000 calls, for `valgrind --tool=callgrind`, whose
 /// instruction counts compare two builds where timings on this machine cannot.
 func profileSmall(_ what: String, seconds: Double) async throws {
@@ -189,14 +189,6 @@ func profileSmall(_ what: String, seconds: Double) async throws {
       case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)
       case "provider": _ = try await provider.request(.user, as: BenchUser.self)
       case "provider-page": _ = try await provider.request(.page, as: BenchPage.self)
-      case "split":
-        // What a provider with plugins decodes: the status read first, then the payload.
-        let body = BenchTarget.userBody
-        var status: EnvelopeStatus?
-        let envelope = try decoder.readEnvelope(
-          expecting: BenchUser.self, from: body, format: nil, at: .root, status: &status)
-        var report = DecodingReport()
-        _ = try decoder.decodePayload(BenchUser.self, of: envelope, in: body, report: &report)
       case "empty": _ = try decoder.decode([String: Int].self, from: Data("{}".utf8))
       case "status": _ = try decoder.envelopeStatus(from: BenchTarget.userBody)
       default: _ = try decoder.decodeEnvelope(BenchUser.self, from: BenchTarget.userBody)

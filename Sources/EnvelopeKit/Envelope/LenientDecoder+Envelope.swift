@@ -214,72 +214,6 @@ extension LenientDecoder {
     }
   }
 
-  /// Reads an envelope's status once, as a pipeline does when its plugins see the response
-  /// before it is decoded, and keeps the scanned body for `decodePayload(_:of:in:report:)`.
-  /// The rules are `decodeEnvelope`'s: `status` is set as soon as the code is read; a
-  /// non-success code throws the format's error; a success without the payload `T` needs
-  /// throws `missingData`.
-  ///
-  /// - Parameters:
-  ///   - type: the payload type.
-  ///   - data: the response body.
-  ///   - format: the envelope format; nil for the decoder's `envelope`.
-  ///   - path: where the value is inside data.
-  ///   - status: set to the code and message once they are read.
-  /// - Returns: the envelope read, always a success.
-  /// - Throws: the format's error for a non-success code (`EnvelopeError.business` by default),
-  ///   `EnvelopeError.missingCode`, `.invalidCode`, `.missingData`, or
-  ///   `DecodingError.dataCorrupted` for malformed JSON.
-  package func readEnvelope<T>(
-    expecting type: T.Type, from data: Data, format: EnvelopeFormat?, at path: JSONPath,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope {
-    let applied = format ?? envelope
-    return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let read = try Self.status(of: document, format: applied)
-      if applied.isPlain {
-        return ReadEnvelope(
-          status: read, data: data, document: document, format: format, path: path)
-      }
-      status = read
-      guard read.isSuccess else { throw applied.error(for: read) }
-      if Self.dataIsEmpty(document, applied), Self.payloadIsMissing(T.self, at: path) {
-        throw EnvelopeError.missingData(code: read.code)
-      }
-      return ReadEnvelope(
-        status: read, data: data, document: document, format: format, path: path)
-    }
-  }
-
-  /// Decodes the payload of an envelope read by `readEnvelope`, from the document it scanned
-  /// when `data` is still the body it read (the same bytes in memory); otherwise (a plugin
-  /// handed on another body) as `decodeEnvelope` does, code check included.
-  ///
-  /// - Parameters:
-  ///   - type: the payload type.
-  ///   - envelope: the envelope read.
-  ///   - data: the body to decode.
-  ///   - report: set to the decode's report.
-  /// - Returns: the value. Not a `Decoded<T>`: its generic metadata is a lookup per call.
-  /// - Throws: the errors of `decodeEnvelope(_:from:format:at:)`.
-  package func decodePayload<T: Decodable>(
-    _ type: T.Type, of envelope: ReadEnvelope, in data: Data, report: inout DecodingReport
-  ) throws -> T {
-    guard envelope.reads(data) else {
-      var status: EnvelopeStatus?
-      return try decodeEnvelope(
-        type, from: data, format: envelope.format, at: envelope.path, status: &status,
-        report: &report)
-    }
-    let options = options(envelope: envelope.format)
-    let impl = DecoderImpl(options: options, document: envelope.document)
-    let value = try Self.payload(
-      type, with: impl, in: envelope.document, format: options.envelope,
-      status: envelope.status, at: envelope.path)
-    report = impl.recorder.report
-    return value
-  }
-
   static func status(of document: JSONDocument, format: EnvelopeFormat) throws -> EnvelopeStatus {
     if format.isPlain { return EnvelopeFormat.plainStatus }
     func value(at path: JSONPath) throws -> JSON? {
@@ -291,42 +225,6 @@ extension LenientDecoder {
     return try EnvelopeStatusReader.status(code: code, message: message, format: format)
   }
 
-}
-
-/// An envelope body read once (`LenientDecoder.readEnvelope`): its status, and the scanned
-/// document its payload is decoded from.
-///
-/// A struct: a class was an allocation per provider call. `@unchecked Sendable`: immutable; the
-/// document is read-only once scanned.
-package struct ReadEnvelope: @unchecked Sendable {
-  /// The code and message.
-  package let status: EnvelopeStatus
-  let data: Data
-  let document: JSONDocument
-  /// The format it was read with; nil for the decoder's own.
-  let format: EnvelopeFormat?
-  let path: JSONPath
-
-  init(
-    status: EnvelopeStatus, data: Data, document: JSONDocument, format: EnvelopeFormat?,
-    path: JSONPath
-  ) {
-    self.status = status
-    self.data = data
-    self.document = document
-    self.format = format
-    self.path = path
-  }
-
-  /// Whether `other` is the body this was read from: the same bytes in memory (a copy of a
-  /// `Data` shares them until one is changed). A body stored inline may compare unequal, which
-  /// only costs a second scan.
-  func reads(_ other: Data) -> Bool {
-    guard other.count == data.count else { return false }
-    return data.withUnsafeBytes { mine in
-      other.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
-    }
-  }
 }
 
 /// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by

@@ -10,11 +10,13 @@ import Foundation
 /// 1. `prepare` (each plugin in order) may change the request: add auth, refresh a token first.
 /// 2. `willSend` sees the final request; the provider's line of transports sends it (a stub,
 ///    the cache or the network answers).
-/// 3. The provider validates the HTTP status and reads the envelope's status once
-///    (`Response.envelopeStatus`): a non-success code is a `.business` failure from here on.
+/// 3. The provider validates the HTTP status, then reads the envelope's status
+///    (`Response.envelopeStatus`) and decodes the value in one pass: a non-success code is a
+///    `.business` failure from here on; the value (or why it did not decode) waits.
 /// 4. `didReceive` sees the result (response or error).
 /// 5. `process` may change the result, e.g. turn a success into a failure.
-/// 6. The value is decoded once from the response `process` handed on.
+/// 6. The value decoded in step 3 is the call's when `process` handed on the same body; a body
+///    it put in place of another is decoded now. A decoding error is thrown here.
 /// 7. On failure, `retry` is asked with the attempt count; the first plugin that returns a delay
 ///    wins, every plugin hears `willRetry`, and the whole sequence runs again.
 /// 8. On success, `didDecode` sees the lenient report when it is not empty.

@@ -252,24 +252,14 @@ struct PagePlan<Inner: CallPlan>: CallPlan {
   var link: PageLink?
   var cacheUse: CacheUse { inner.cacheUse }
 
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope? {
-    try inner.read(response, target, with: decoder, status: &status)
-  }
-
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
-  ) throws -> Inner.Value {
-    try inner.decode(response, envelope, target, with: decoder, report: &report)
-  }
-
-  func decodeOnce(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> Inner.Value {
-    try inner.decodeOnce(response, target, with: decoder, status: &status, report: &report)
+    try inner.decode(response, target, with: decoder, status: &status, report: &report)
+  }
+
+  func handing(_ value: Inner.Value, over response: Response) -> Inner.Value {
+    inner.handing(value, over: response)
   }
 }

@@ -8,17 +8,21 @@ import Foundation
 // The request pipeline, one straight line. A call is attempts until one succeeds or no plugin
 // asks for another. An attempt is:
 //
-//   build → prepare → willSend → send → validate → read the envelope → didReceive → process
-//         → decode → (on success) didDecode → store
+//   build → prepare → willSend → send → validate → read and decode → didReceive → process
+//         → (on success) didDecode → store
 //
 // `send` is one call to the provider's line of transports (stubs → cache → timeout → yours),
 // composed when the provider is made; no stage knows whether a stub, the cache or the network
-// answered. The envelope's status is read once per response, and the value decoded once. A
-// provider without plugins has no stage between the read and the decode: its attempt reads and
-// decodes in one pass (`directAttempt`), by the same rules.
+// answered. The plugin stages are a chain the attempt passes through, empty when the provider
+// has none: there is one attempt, with or without plugins. The envelope's status is read and the
+// value decoded in one pass of the decoder, as soon as the status is accepted: plugins see the
+// status on the response (`Response.envelopeStatus`), a business failure is a failure they see,
+// and the value waits for them. Nothing of the body's scan outlives that pass, so nothing is
+// copied for the plugins' awaits; a body a plugin's `process` puts in place of the one read is
+// decoded again, by the same rules.
 
-/// What a call reads from a response: the envelope status it checks before any plugin sees a
-/// success, and the value it decodes after the plugins (or, without plugins, both in one pass).
+/// What a call decodes from a response: the envelope's status (checked before anything else)
+/// and the value, in one pass.
 ///
 /// A protocol with a small struct per kind of call, not a struct of closures: each closure's
 /// context was an allocation per call, and each closure looked the value type's metadata up
@@ -27,26 +31,18 @@ protocol CallPlan<Value> {
   associatedtype Value
   /// How the call uses the cache.
   var cacheUse: CacheUse { get }
-  /// Reads the envelope before the plugins see the response: `status` is set as soon as the
-  /// code is read; throws for a non-success code, and for a body the call cannot decode.
-  /// Returns nil for calls that read no envelope, and for an empty body that stands for the
-  /// empty value.
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope?
-  /// Decodes the value from the response the plugins handed on (from the envelope read, when
-  /// it is still that body); `report` is set to what the decoder reported.
+  /// Reads the envelope and decodes the value in one pass: `status` is set as soon as the code
+  /// is read; throws for a non-success code (before the value is touched), for a body the call
+  /// cannot decode, and for an empty body that stands for no value; `report` is set to what the
+  /// decoder reported.
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
-  ) throws -> Value
-  /// `read` and `decode` in one pass, when nothing stands between them (no plugins, a cached
-  /// answer): the same value, errors and `status`.
-  func decodeOnce(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> Value
+  /// The value decoded before the plugins looked, handed over with the response the plugins
+  /// handed on (the same body; a header a plugin changed): the response a value carries is that
+  /// one.
+  func handing(_ value: Value, over response: Response) -> Value
   /// The next link a page call follows instead of the target's URL (`pages`); nil for others.
   var link: PageLink? { get }
 }
@@ -54,42 +50,19 @@ protocol CallPlan<Value> {
 extension CallPlan {
   /// No link: the target's URL.
   var link: PageLink? { nil }
+  /// The value as it is: it carries no response.
+  func handing(_ value: Value, over response: Response) -> Value { value }
 }
 
-/// An envelope call: the status and the payload's presence read first, then `T` decoded at
-/// `path` inside data from the same scan (a body a plugin replaced is decoded as
-/// `decodeEnvelope` does, its code checked).
+/// An envelope call (`EnvelopeFormat.plain`: the whole body): the status and the payload's
+/// presence read first, then `T` decoded at `path` inside data from the same scan.
 struct EnvelopePlan<T: Decodable>: CallPlan {
   /// The target's format; nil for the decoder's own, as the decoder applies it.
   var format: EnvelopeFormat?
   var path: JSONPath = .root
   var cacheUse: CacheUse = .byPolicy
 
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope? {
-    if response.data.isEmpty {
-      _ = try EmptyBody.value(T.self, response, target)
-      return nil
-    }
-    return try decoder.readEnvelope(
-      expecting: T.self, from: response.data, format: format, at: path, status: &status)
-  }
-
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
-  ) throws -> T {
-    if let envelope {
-      return try decoder.decodePayload(T.self, of: envelope, in: response.data, report: &report)
-    }
-    // No envelope read: an empty body, or a body a plugin put in place of a failure.
-    var status: EnvelopeStatus?
-    return try decodeOnce(response, target, with: decoder, status: &status, report: &report)
-  }
-
-  func decodeOnce(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> T {
@@ -104,29 +77,14 @@ struct ValuePlan<T: Decodable>: CallPlan {
   var path: JSONPath
   var cacheUse: CacheUse { .byPolicy }
 
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope? {
-    if response.data.isEmpty { _ = try EmptyBody.value(T.self, response, target) }
-    return nil
-  }
-
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
+    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
+    status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> T {
     if response.data.isEmpty { return try EmptyBody.value(T.self, response, target) }
     let decoded = try decoder.decodeWithReport(T.self, from: response.data, at: path)
     report = decoded.report
     return decoded.value
-  }
-
-  func decodeOnce(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?, report: inout DecodingReport
-  ) throws -> T {
-    try decode(response, nil, target, with: decoder, report: &report)
   }
 }
 
@@ -134,20 +92,28 @@ struct ValuePlan<T: Decodable>: CallPlan {
 struct ResponsePlan: CallPlan {
   var cacheUse: CacheUse { .byPolicy }
 
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) -> ReadEnvelope? { nil }
-
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
-  ) -> Response { response }
-
-  func decodeOnce(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) -> Response { response }
+}
+
+/// A value decoded before the plugins looked (or why it did not decode), and the body it was
+/// decoded from.
+struct Decoding<Value> {
+  let body: Data
+  let outcome: Result<Value, DecodingError>
+  let report: DecodingReport
+
+  /// Whether `other` is that body: the same bytes in memory (a copy of a `Data` shares them until
+  /// one is changed), else equal bytes.
+  func read(_ other: Data) -> Bool {
+    guard other.count == body.count else { return false }
+    let same = body.withUnsafeBytes { mine in
+      other.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
+    }
+    return same || other == body
+  }
 }
 
 /// The rule for an empty body: the empty value of a no-content response (204, 205, HEAD) when
@@ -169,30 +135,23 @@ struct WithResponse<Inner: CallPlan>: CallPlan {
   var inner: Inner
   var cacheUse: CacheUse { inner.cacheUse }
 
-  func read(
-    _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
-    status: inout EnvelopeStatus?
-  ) throws -> ReadEnvelope? {
-    try inner.read(response, target, with: decoder, status: &status)
-  }
-
   func decode(
-    _ response: Response, _ envelope: ReadEnvelope?, _ target: some TargetType,
-    with decoder: LenientDecoder, report: inout DecodingReport
-  ) throws -> DecodedResponse<Inner.Value> {
-    let value = try inner.decode(response, envelope, target, with: decoder, report: &report)
-    return DecodedResponse(value: value, response: response, report: report)
-  }
-
-  func decodeOnce(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
     status: inout EnvelopeStatus?, report: inout DecodingReport
   ) throws -> DecodedResponse<Inner.Value> {
-    let value = try inner.decodeOnce(
-      response, target, with: decoder, status: &status, report: &report)
+    let value = try inner.decode(response, target, with: decoder, status: &status, report: &report)
     var response = response
     response.keep(status)
     return DecodedResponse(value: value, response: response, report: report)
+  }
+
+  func handing(_ value: DecodedResponse<Inner.Value>, over response: Response)
+    -> DecodedResponse<Inner.Value>
+  {
+    var value = value
+    value.value = inner.handing(value.value, over: response)
+    value.response = response
+    return value
   }
 }
 
@@ -221,16 +180,10 @@ extension Provider {
         plugins: plugins)
       do {
         // The line is handed the exchange; the task-local is for your code (see
-        // `attemptsCallYourCode`). Without plugins, nothing stands between the envelope read
-        // and the decode: one pass (`directAttempt`).
-        guard attemptsCallYourCode else {
-          return try await self.directAttempt(target, plan, exchange)
-        }
+        // `attemptsCallYourCode`).
+        guard attemptsCallYourCode else { return try await self.attempt(target, plan, exchange) }
         return try await Exchange.$current.withValue(exchange) {
-          guard !plugins.isEmpty else {
-            return try await self.directAttempt(target, plan, exchange)
-          }
-          return try await self.attempt(target, plan, exchange)
+          try await self.attempt(target, plan, exchange)
         }
       } catch let error as ProviderError {
         let delay = await Exchange.$current.withValue(exchange) {
@@ -242,15 +195,27 @@ extension Provider {
     }
   }
 
-  /// One attempt of a provider with plugins: the shared stages, then the value decoded once
-  /// from what the plugins handed on, then didDecode and store. Throws a `ProviderError`, or
-  /// `CancellationError`.
+  /// One attempt, with or without plugins: the stages (`exchange`, whose plugin chain is empty
+  /// without plugins), the value decoded in the pass that read the status, then didDecode and
+  /// store. Throws a `ProviderError`, or `CancellationError`.
+  ///
+  /// The value is decoded before the plugins see the response, and handed over after them when
+  /// they hand on the same body; a body that does not decode fails after them (a decoding error
+  /// never reaches `didReceive` or `process`). A body a plugin put in place of the one read is
+  /// decoded again.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
-    var envelope: ReadEnvelope?
+    var decoded: Decoding<Plan.Value>?
     let result = try await self.exchange(target, following: plan.link) { response, status in
-      envelope = try plan.read(response, target, with: decoder, status: &status)
+      var report = DecodingReport()
+      do {
+        let value = try plan.decode(
+          response, target, with: decoder, status: &status, report: &report)
+        decoded = Decoding(body: response.data, outcome: .success(value), report: report)
+      } catch let error as DecodingError {
+        decoded = Decoding(body: response.data, outcome: .failure(error), report: report)
+      }
     } send: {
       try await self.line.response(to: $0, in: exchange)
     }
@@ -262,7 +227,13 @@ extension Provider {
     var report = DecodingReport()
     let value: Plan.Value
     do {
-      value = try plan.decode(response, envelope, target, with: decoder, report: &report)
+      if let decoded, decoded.read(response.data) {
+        value = plan.handing(try decoded.outcome.get(), over: response)
+        report = decoded.report
+      } else {
+        var status: EnvelopeStatus?
+        value = try plan.decode(response, target, with: decoder, status: &status, report: &report)
+      }
     } catch {
       var failed = response
       failed.failureDecoder = FailureDecoder(decoder)
@@ -275,32 +246,8 @@ extension Provider {
     return value
   }
 
-  /// An attempt of a provider without plugins: build, send, validate, then the envelope read
-  /// and the decode in one pass (no hook stands between them), then store. The same values,
-  /// errors (and the response and status they carry) and stores as `attempt` with plugins that
-  /// change nothing (a test holds the two to each other); one scan of the body instead of two,
-  /// and three async frames fewer.
-  private nonisolated(nonsending) func directAttempt<Plan: CallPlan>(
-    _ target: Target, _ plan: Plan, _ exchange: Exchange
-  ) async throws -> Plan.Value {
-    var response: Response
-    do {
-      var request = try build(target)
-      if let link = plan.link { request = link.credentialed(link.aim(request)) }
-      response = try await line.response(to: request, in: exchange)
-    } catch {
-      throw try Self.providerError(error, response: nil)
-    }
-    var report = DecodingReport()
-    let value = try accept(&response, target) { response, status in
-      try plan.decodeOnce(response, target, with: decoder, status: &status, report: &report)
-    }
-    if cacheLayer != nil { await store(response, target, plan.cacheUse) }
-    return value
-  }
-
-  /// The stages before the decode, for a call's attempt with plugins and for every transfer:
-  /// build, prepare, willSend, send, validate, read the envelope, didReceive, process. Every
+  /// The stages of a call's attempt and of every transfer: build, prepare, willSend, send,
+  /// validate, `read` (a call's read and decode), didReceive, process. Every
   /// failure is a `ProviderError`; cancellation is rethrown. A page call `following` a link
   /// sends the built request there, and the prepared one without the credentials another
   /// origin must not get.
@@ -342,10 +289,9 @@ extension Provider {
     return request
   }
 
-  /// validate, then `step` (the envelope read, or without plugins the read and the decode); the
-  /// status read is kept on the response, and a failure is thrown as a `ProviderError` that
-  /// carries the response (apart from `exchange` so that no copy of the response is kept for its
-  /// errors). The one place both attempts apply these rules.
+  /// validate, then `step` (a call's read and decode); the status read is kept on the response,
+  /// and a failure is thrown as a `ProviderError` that carries the response (apart from
+  /// `exchange` so that no copy of the response is kept for its errors).
   private func accept<Outcome>(
     _ response: inout Response, _ target: Target,
     _ step: (Response, inout EnvelopeStatus?) throws -> Outcome

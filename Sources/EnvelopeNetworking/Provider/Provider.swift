@@ -268,7 +268,7 @@ public final class Provider<Target: TargetType>: Sendable {
       // A stored business failure or a body that no longer decodes throws: no cached value.
       var status: EnvelopeStatus?
       var report = DecodingReport()
-      let value = try EnvelopePlan<T>(format: target.envelope).decodeOnce(
+      let value = try EnvelopePlan<T>(format: target.envelope).decode(
         response, target, with: decoder, status: &status, report: &report)
       return Sourced(value: value, source: .cache(storedAt: answer.storedAt))
     }

@@ -8,10 +8,12 @@ import Testing
   import FoundationNetworking
 #endif
 
-// A provider without plugins reads and decodes a body in one pass (`directAttempt`); with
-// plugins it reads the envelope, lets the plugins see the response, then decodes. The two must
-// not differ in anything a caller sees: value, report, error, the response an error carries and
-// the envelope status on it. Held to each other over generated responses.
+// A call has one attempt, with or without plugins (their chain is empty without them): the
+// status read and the value decoded in one pass before the plugins look, and a decoding error
+// thrown after them. A provider without plugins and one whose plugin changes nothing must not
+// differ in anything a caller sees: value, report, error, the response an error carries and the
+// envelope status on it. Held to each other over generated responses, so that a stage that
+// behaves differently around an empty chain shows up here.
 
 /// An endpoint answering whatever the generator made: from its `sample` when stubbed, else from
 /// `HeaderEcho` (your transport's place in the line, behind the cache), which reads the body and status
