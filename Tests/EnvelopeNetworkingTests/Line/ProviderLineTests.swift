@@ -79,6 +79,17 @@ struct SessionExpired: Error, Equatable { var message: String? }
     #expect(CountedUser.decodes.all.count - before == 2)
   }
 
+  @Test func theValueDecodedBeforeThePluginsCarriesTheResponseTheyHandedOn() async throws {
+    // Decoded in the pass that read the status, the value comes with the response `process`
+    // handed on (a header added), and is not decoded again for the same body.
+    let before = CountedUser.decodes.all.count
+    let decoded = try await Provider<Route>(plugins: [PassThrough()])
+      .decodedResponse(Route("/envelope/ok"), as: CountedUser.self)
+    #expect(decoded.response.headers["X-Seen"] == "1")
+    #expect(decoded.response.envelopeStatus?.code == 0)
+    #expect(CountedUser.decodes.all.count - before == 1)
+  }
+
   @Test func aBodyAPluginReplacesIsDecodedWithItsOwnCodeChecked() async throws {
     struct Replace: Plugin {
       let body: String
