@@ -62,7 +62,8 @@ public struct LoggingPlugin: Plugin {
   /// The most drift entries logged for one decode (one per line).
   public let driftLines = 10
   private let clock = ContinuousClock()
-  private let started = StartTimes()
+  /// When the attempt was sent and what, kept in the call (gone when the call ends).
+  private let started = CallValueKey<Start>()
 
   /// Creates the plugin.
   ///
@@ -87,7 +88,7 @@ public struct LoggingPlugin: Plugin {
   public func willSend(_ request: URLRequest, target: any TargetType) async {
     let call = ProviderCall.current
     let endpoint = "\(request.httpMethod ?? "GET") \(redaction.url(request.url))"
-    started.set((clock.now, endpoint), for: call)
+    call?.setValue(Start(instant: clock.now, endpoint: endpoint), for: started)
     var line = "\(prefix(call))→ \(endpoint)"
     if let attempt = call?.attempt, attempt > 1 { line += " (attempt \(attempt))" }
     write(.info, line)
@@ -244,8 +245,9 @@ public struct LoggingPlugin: Plugin {
 
   /// The time since `willSend` and what was sent.
   private func elapsed(_ call: ProviderCall?) -> (String, String?) {
-    guard let (start, endpoint) = started.take(for: call) else { return ("?", nil) }
-    return ("\(Self.milliseconds(clock.now - start)) ms", endpoint)
+    guard let start = call?.value(for: started) else { return ("?", nil) }
+    call?.setValue(nil, for: started)
+    return ("\(Self.milliseconds(clock.now - start.instant)) ms", start.endpoint)
   }
 }
 
@@ -270,18 +272,8 @@ private struct DecodingErrorSummary: CustomStringConvertible {
   }
 }
 
-/// Start times and endpoints by call and attempt. `@unchecked Sendable`: all access goes
-/// through `lock`.
-private final class StartTimes: @unchecked Sendable {
-  typealias Start = (instant: ContinuousClock.Instant, endpoint: String)
-  private let lock = NSLock()
-  private var times: [ProviderCall?: Start] = [:]
-
-  func set(_ start: Start, for call: ProviderCall?) {
-    lock.withLock { times[call] = start }
-  }
-
-  func take(for call: ProviderCall?) -> Start? {
-    lock.withLock { times.removeValue(forKey: call) }
-  }
+/// When an attempt was sent, and what (its method and redacted URL).
+private struct Start: Sendable {
+  let instant: ContinuousClock.Instant
+  let endpoint: String
 }

@@ -55,7 +55,8 @@ public struct RetryPolicy: Plugin {
   /// Whether a rate-limited answer (``Response/isRateLimited``) is retried when its reset comes,
   /// whatever `statusCodes` holds.
   public let retriesRateLimits: Bool
-  private let waited = WaitedPerCall()
+  /// The waiting this policy asked for so far, kept in the call (gone when the call ends).
+  private let waited = CallValueKey<Duration>()
 
   /// Creates a policy. Values out of range are clamped: fewer than one attempt is one, a
   /// negative delay is zero.
@@ -88,19 +89,13 @@ public struct RetryPolicy: Plugin {
   /// The wait before the next attempt, or nil when this failure is not retried.
   public func retry(after error: any Error, target: any TargetType, attempt: Int) async -> Duration?
   {
-    let call = ProviderCall.current?.id ?? 0
     guard attempt < maxAttempts, methods.contains(target.method.rawValue),
       let error = error as? ProviderError, let wanted = delay(after: error, attempt: attempt)
-    else {
-      waited.forget(call)
-      return nil
-    }
-    let left = maxDelay - waited.total(call)
-    guard wanted <= left else {
-      waited.forget(call)
-      return nil
-    }
-    waited.add(wanted, to: call)
+    else { return nil }
+    let call = ProviderCall.current
+    let total = call?.value(for: waited) ?? .zero
+    guard wanted <= maxDelay - total else { return nil }
+    call?.setValue(total + wanted, for: waited)
     return wanted
   }
 
@@ -164,22 +159,4 @@ public struct RetryPolicy: Plugin {
     let seconds = max(0, min(date.timeIntervalSince(now), Timeout.longest))
     return .milliseconds(Int64((seconds * 1000).rounded(.up)))
   }
-}
-
-/// The waiting done so far per call. `@unchecked Sendable`: all access holds `lock`.
-private final class WaitedPerCall: @unchecked Sendable {
-  private let lock = NSLock()
-  private var waited: [Int: Duration] = [:]
-
-  func total(_ call: Int) -> Duration { lock.withLock { waited[call] ?? .zero } }
-
-  func add(_ delay: Duration, to call: Int) {
-    lock.withLock {
-      waited[call, default: .zero] += delay
-      // A call that succeeded never says so here: keep only recent calls.
-      if waited.count > 1_000, let oldest = waited.keys.min() { waited[oldest] = nil }
-    }
-  }
-
-  func forget(_ call: Int) { lock.withLock { waited[call] = nil } }
 }

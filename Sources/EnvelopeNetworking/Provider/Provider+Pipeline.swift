@@ -171,12 +171,15 @@ extension Provider {
     -> Plan.Value
   {
     let id = ProviderCall.nextID()
+    // What plugins (and your transport) keep for this call, shared by its attempts.
+    let values = CallValues()
     var attempt = 0
     while true {
       attempt += 1
       try Task.checkCancellation()
       let exchange = Exchange(
-        call: ProviderCall(id: id, attempt: attempt), target: target, cacheUse: plan.cacheUse,
+        call: ProviderCall(id: id, attempt: attempt, values: values), target: target,
+        cacheUse: plan.cacheUse,
         plugins: plugins)
       do {
         // The line is handed the exchange; the task-local is for your code (see

@@ -10,20 +10,80 @@ import Foundation
 ///   print(ProviderCall.current?.id ?? 0, request.url ?? "")
 /// }
 /// ```
+///
+/// A plugin keeps what it needs between its hooks, and across the attempts of one call, in the
+/// call itself: `value(for:)` and `setValue(_:for:)` under a key of its own. The values go when
+/// the call ends, however it ends (a success, a failure, a cancelled task), so a plugin needs no
+/// dictionary by call to clean up.
+///
+/// ```swift
+/// struct Timing: Plugin {
+///   static let start = CallValueKey<ContinuousClock.Instant>()
+///   func willSend(_ request: URLRequest, target: any TargetType) async {
+///     ProviderCall.current?.setValue(.now, for: Self.start)
+///   }
+///   func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
+///     if let start = ProviderCall.current?.value(for: Self.start) { print(.now - start) }
+///   }
+/// }
+/// ```
 public struct ProviderCall: Sendable, Hashable {
   /// Unique per call in this process, from 1.
   public var id: Int
   /// 1 for the first attempt, 2 for the first retry.
   public var attempt: Int
+  /// What plugins keep for the call, shared by its attempts.
+  let values: CallValues
 
-  /// Creates a call context.
+  /// Creates a call context with no values kept.
   ///
   /// - Parameters:
   ///   - id: the call's number.
   ///   - attempt: the attempt.
   public init(id: Int, attempt: Int) {
+    self.init(id: id, attempt: attempt, values: CallValues())
+  }
+
+  /// A call context whose attempts share `values`.
+  init(id: Int, attempt: Int, values: CallValues) {
     self.id = id
     self.attempt = attempt
+    self.values = values
+  }
+
+  /// The value kept under `key` for this call (by any of its attempts), or nil.
+  ///
+  /// - Parameter key: the key.
+  /// - Returns: the value, or nil.
+  public func value<Value>(for key: CallValueKey<Value>) -> Value? {
+    values.value(for: key)
+  }
+
+  /// Keeps `value` under `key` for the rest of this call; nil removes it.
+  ///
+  /// - Parameters:
+  ///   - value: the value.
+  ///   - key: the key.
+  public func setValue<Value>(_ value: Value?, for key: CallValueKey<Value>) {
+    values.setValue(value, for: key)
+  }
+
+  /// Calls are equal when their numbers and attempts are.
+  ///
+  /// - Parameters:
+  ///   - lhs: a call.
+  ///   - rhs: another call.
+  /// - Returns: whether they are the same attempt of the same call.
+  public static func == (lhs: ProviderCall, rhs: ProviderCall) -> Bool {
+    lhs.id == rhs.id && lhs.attempt == rhs.attempt
+  }
+
+  /// Hashes the number and the attempt.
+  ///
+  /// - Parameter hasher: the hasher.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(id)
+    hasher.combine(attempt)
   }
 
   /// The call the current hook runs for; nil outside a provider call.
@@ -88,5 +148,31 @@ private final class Counter: @unchecked Sendable {
       value += 1
       return value
     }
+  }
+}
+
+/// A key for a value a plugin keeps in a call (`ProviderCall.setValue(_:for:)`): each key made is
+/// its own, so two plugins never share one by accident.
+///
+/// ```swift
+/// static let waited = CallValueKey<Duration>()
+/// ```
+public final class CallValueKey<Value: Sendable>: Sendable {
+  /// Creates a key unlike any other.
+  public init() {}
+}
+
+/// The values kept in one call. `@unchecked Sendable`: `storage` is only touched with `lock`
+/// held.
+final class CallValues: @unchecked Sendable {
+  private let lock = NSLock()
+  private var storage: [ObjectIdentifier: any Sendable] = [:]
+
+  func value<Value>(for key: CallValueKey<Value>) -> Value? {
+    lock.withLock { storage[ObjectIdentifier(key)] as? Value }
+  }
+
+  func setValue<Value>(_ value: Value?, for key: CallValueKey<Value>) {
+    lock.withLock { storage[ObjectIdentifier(key)] = value }
   }
 }
