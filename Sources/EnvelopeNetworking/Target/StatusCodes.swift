@@ -8,21 +8,25 @@
 /// ```
 ///
 /// Kept as sorted, disjoint ranges, so two sets holding the same codes are equal and hash alike
-/// however they were written.
+/// however they were written. A single range (the default `200...299`, checked on every
+/// response) is held inline: making and reading one allocates nothing.
 public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStringConvertible {
-  /// The codes as sorted ranges, none empty, none touching or overlapping another.
-  private var ranges: [ClosedRange<Int>]
+  /// The lowest range; nil for an empty set.
+  private var first: ClosedRange<Int>?
+  /// The ranges above `first`, sorted, none touching or overlapping another; empty (no
+  /// allocation) for a single range.
+  private var rest: [ClosedRange<Int>] = []
 
   /// The codes of a range.
   ///
   /// - Parameter range: the codes, e.g. `200...299`.
-  public init(_ range: ClosedRange<Int>) { ranges = [range] }
+  public init(_ range: ClosedRange<Int>) { first = range }
 
   /// The codes of a half-open range; none when it is empty.
   ///
   /// - Parameter range: the codes, e.g. `200..<300`.
   public init(_ range: Range<Int>) {
-    ranges = range.isEmpty ? [] : [range.lowerBound...(range.upperBound - 1)]
+    if !range.isEmpty { first = range.lowerBound...(range.upperBound - 1) }
   }
 
   /// The codes of a sequence, in any order, repeats allowed.
@@ -36,7 +40,9 @@ public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, Custom
   ///
   /// - Parameter ranges: the ranges, e.g. `[200...299, 304...304]`.
   public init<S: Sequence>(ranges: S) where S.Element == ClosedRange<Int> {
-    self.ranges = Self.normalized(Array(ranges))
+    let merged = Self.normalized(Array(ranges))
+    first = merged.first
+    rest = Array(merged.dropFirst())
   }
 
   /// The codes of an array literal: `[200, 204, 304]`.
@@ -49,8 +55,10 @@ public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, Custom
   /// - Parameter code: an HTTP status.
   /// - Returns: true when `code` is in the set.
   public func contains(_ code: Int) -> Bool {
-    // Few ranges in practice (one, for the default): a scan beats a search.
-    for range in ranges where code <= range.upperBound { return code >= range.lowerBound }
+    guard let first else { return false }
+    if code <= first.upperBound { return code >= first.lowerBound }
+    // Few ranges in practice: a scan beats a search.
+    for range in rest where code <= range.upperBound { return code >= range.lowerBound }
     return false
   }
 
@@ -63,7 +71,10 @@ public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, Custom
   }
 
   /// Whether the set holds no code.
-  public var isEmpty: Bool { ranges.isEmpty }
+  public var isEmpty: Bool { first == nil }
+
+  /// The ranges, lowest first.
+  private var ranges: [ClosedRange<Int>] { first.map { [$0] + rest } ?? [] }
 
   /// The codes as ranges and single codes: `200...299, 304`.
   public var description: String {
