@@ -115,8 +115,7 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
   var testDescription: String { rawValue }
 
   /// The error this call throws for `target`; nil when it succeeds.
-  func error(_ provider: Provider<AppErrorTarget>, _ target: AppErrorTarget) async -> (any Error)?
-  {
+  func error(_ provider: Provider<AppErrorTarget>, _ target: AppErrorTarget) async -> (any Error)? {
     do {
       switch self {
       case .response: _ = try await provider.response(target)
@@ -152,7 +151,8 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 @Suite struct AppErrorTests {
   static let docs = URL(string: "https://docs.github.com/rest") ?? URL(fileURLWithPath: "/")
-  static let notFound = #"{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}"#
+  static let notFound =
+    #"{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}"#
 
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
@@ -265,7 +265,11 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
       #expect(hook.count == 3, "\(hook)")
       #expect(
         hook.allSatisfy {
-          if case ProviderError.status(let response) = $0 { response.statusCode == 503 } else { false }
+          if case ProviderError.status(let response) = $0 {
+            response.statusCode == 503
+          } else {
+            false
+          }
         }, "\(hook)")
     }
   }

@@ -38,8 +38,10 @@ import Testing
     Case(name: "an empty object", body: "{}", expected: ProblemDetails()),
   ])
   func readsStandardAndExtensionMembers(_ test: Case) throws {
-    #expect(try LenientDecoder().decode(ProblemDetails.self, from: Data(test.body.utf8)) == test.expected)
-    #expect(try JSONDecoder().decode(ProblemDetails.self, from: Data(test.body.utf8)) == test.expected)
+    #expect(
+      try LenientDecoder().decode(ProblemDetails.self, from: Data(test.body.utf8)) == test.expected)
+    #expect(
+      try JSONDecoder().decode(ProblemDetails.self, from: Data(test.body.utf8)) == test.expected)
   }
 
   /// Extension member names are the server's, whatever the decoder's key strategy.
@@ -69,8 +71,9 @@ import Testing
     ("application/problem+json", "", nil),
     ("application/problem+json", "<html>", nil),
   ])
-  func aResponseIsProblemDetailsByItsMediaType(type: String, body: String, expected: ProblemDetails?)
-  {
+  func aResponseIsProblemDetailsByItsMediaType(
+    type: String, body: String, expected: ProblemDetails?
+  ) {
     let response = Response(statusCode: 400, headers: ["content-type": type], data: Data(body.utf8))
     #expect(response.problemDetails == expected)
   }
@@ -80,7 +83,8 @@ import Testing
       type: "https://example.com/probs/out-of-credit", title: "Out of credit", status: 403,
       detail: "Your balance is 30.")
     #expect(
-      problem.description == "403 Out of credit: Your balance is 30. (https://example.com/probs/out-of-credit)")
+      problem.description
+        == "403 Out of credit: Your balance is 30. (https://example.com/probs/out-of-credit)")
     #expect(problem.localizedDescription == "Your balance is 30.")
     #expect(ProblemDetails().description == "about:blank")
   }

@@ -15,7 +15,9 @@ import Testing
     Case(codes: 200..<300, holds: Set(200...299)),
     Case(codes: [200, 204, 304], holds: [200, 204, 304]),
     Case(codes: StatusCodes(200...299).union([304]), holds: Set(200...299).union([304])),
-    Case(codes: StatusCodes(ranges: [200...204, 203...210, 300...300]), holds: Set(200...210).union([300])),
+    Case(
+      codes: StatusCodes(ranges: [200...204, 203...210, 300...300]),
+      holds: Set(200...210).union([300])),
     Case(codes: StatusCodes(Set([404, 400, 401])), holds: [400, 401, 404]),
     Case(codes: 299...200, holds: []),
     Case(codes: 300..<300, holds: []),
@@ -42,7 +44,9 @@ import Testing
   }
 
   @Test func theDescriptionNamesRangesAndSingleCodes() {
-    #expect(StatusCodes(ranges: [200...299, 304...304, 400...401]).description == "200...299, 304, 400...401")
+    #expect(
+      StatusCodes(ranges: [200...299, 304...304, 400...401]).description
+        == "200...299, 304, 400...401")
   }
 
   /// Generated sets of ranges and codes (extremes included), against a `Set<Int>` oracle:
