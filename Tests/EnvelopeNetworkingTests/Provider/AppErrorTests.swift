@@ -300,6 +300,18 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
     #expect(response.statusCode == 404)
   }
 
+  /// A transfer surfaces errors as every other call does: the error the envelope format maps
+  /// a failure to reaches the caller as itself, not wrapped in `.underlying`.
+  @Test func aDownloadThrowsTheFormatsMappedErrorAsItself() async throws {
+    var decoder = LenientDecoder()
+    decoder.envelope = EnvelopeFormat.default.mappingErrors { MappedFailure(code: "\($0)") }
+    var target = AppErrorTarget(path: "/error/400")
+    target.mapsErrors = false
+    let error = await AppErrorCall.download.error(Provider(decoder: decoder), target)
+    let mapped = try #require(error as? MappedFailure, "\(String(describing: error))")
+    #expect(mapped.code.contains("40001"))
+  }
+
   /// A target that answers nil keeps today's errors: `.status`, `.business`, the format's
   /// mapped error. It was asked, with a response that reads through the provider's decoder.
   @Test(arguments: [
