@@ -153,6 +153,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send(422, {"type": "https://example.com/probs/out-of-credit", "title": "Out of credit",
                             "status": 422, "detail": "Your balance is 30, but that costs 50."},
                       "application/problem+json")
+        elif route == "/reply":
+            # Answers `status` (default 200) with `body` as it is (default none) and `type` as
+            # its Content-Type (default application/json): an error body of any API's shape.
+            query = dict(parse_qsl(url.query))
+            self.send(int(query.get("status", "200")), query.get("body", "").encode(),
+                      query.get("type", "application/json"))
         elif route == "/flaky":
             # The first `fails` requests of an id answer `status` (with Retry-After when given).
             query = dict(parse_qsl(url.query))

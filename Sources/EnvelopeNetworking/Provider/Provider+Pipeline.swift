@@ -192,7 +192,7 @@ extension Provider {
         let delay = await Exchange.$current.withValue(exchange) {
           await self.retryDelay(after: error, target: target, attempt: attempt)
         }
-        guard let delay else { throw Self.surfaced(error) }
+        guard let delay else { throw surfaced(error, target) }
         if delay > .zero { try await Task.sleep(for: delay) }
       }
     }
@@ -394,11 +394,31 @@ extension Provider {
     }
   }
 
-  /// What the caller receives: the provider error, except that an error the envelope format
-  /// mapped (the only `.underlying` that has a response) is thrown as itself.
-  static func surfaced(_ error: ProviderError) -> any Error {
-    if case .underlying(let mapped, let response) = error, response != nil { return mapped }
-    return error
+  /// What the caller receives for a failed call, after the plugins and retries saw `error`;
+  /// the one place every call (requests, pages, transfers) decides it. A response that failed
+  /// (a status the target does not accept, a business failure, or the error the envelope
+  /// format mapped one to) gives the target's own error (`TargetType.error(for:)`) when it has
+  /// one. Otherwise the provider error, except that an error the envelope format mapped (the
+  /// only `.underlying` that has a response) is thrown as itself.
+  func surfaced(_ error: ProviderError, _ target: Target) -> any Error {
+    switch error {
+    case .status(let response), .business(_, _, let response):
+      return targetError(for: response, target) ?? error
+    case .underlying(let mapped, let response?):
+      // A mapped business failure; any other error with a response is not the response's.
+      guard response.envelopeStatus?.isSuccess == false else { return mapped }
+      return targetError(for: response, target) ?? mapped
+    default:
+      return error
+    }
+  }
+
+  /// The target's error for a failed response, which reads with this provider's decoder (a
+  /// response a plugin made in place of the failure has none yet).
+  private func targetError(for response: Response, _ target: Target) -> (any Error)? {
+    var response = response
+    if response.failureDecoder == nil { response.failureDecoder = FailureDecoder(decoder) }
+    return target.error(for: response)
   }
 }
 

@@ -45,7 +45,8 @@ public struct TransferEvents: AsyncSequence, Sendable {
 
     /// The next event; nil after `.finished`.
     ///
-    /// - Throws: the transfer's `ProviderError`, or `CancellationError` when the consuming task
+    /// - Throws: the transfer's `ProviderError` (or the error your target gives for a failed
+    ///   response, ``TargetType/error(for:)``), or `CancellationError` when the consuming task
     ///   was cancelled before the transfer finished.
     public mutating func next() async throws -> TransferEvent? {
       guard !finished else { return nil }
@@ -88,7 +89,8 @@ extension Provider {
   /// - Parameters:
   ///   - target: the endpoint.
   ///   - file: where the body goes; replaced when it exists.
-  /// - Returns: progress events, then `.finished`; or the `ProviderError`.
+  /// - Returns: progress events, then `.finished`; or the `ProviderError` (your target's own
+  ///   error for a failed response, when ``TargetType/error(for:)`` gives one).
   public func download(_ target: Target, to file: URL) -> TransferEvents {
     transfer(target, leavesFile: file) { request, progress in
       let http = try await self.line.download(request, to: file, progress: progress)
@@ -104,7 +106,8 @@ extension Provider {
   /// progress, then `.finished` with the server's response.
   ///
   /// - Parameter target: the endpoint; its task gives the body.
-  /// - Returns: progress events, then `.finished`; or the `ProviderError`.
+  /// - Returns: progress events, then `.finished`; or the `ProviderError` (your target's own
+  ///   error for a failed response, when ``TargetType/error(for:)`` gives one).
   public func upload(_ target: Target) -> TransferEvents {
     transfer(target, leavesFile: nil) { request, progress in
       var bodiless = request
@@ -146,14 +149,19 @@ extension Provider {
       // a transfer that failed or was cancelled before leaves a file that was there as it was.
       let wrote = Locked(false)
       do {
-        let response = try await Exchange.$current.withValue(exchange) {
+        let result = try await Exchange.$current.withValue(exchange) {
           try await self.exchange(target) { request in
             let response = try await run(request) { completed, total in
               continuation.yield(.progress(completed: completed, total: total))
             }
             wrote.withLock { $0 = true }
             return response
-          }.get()
+          }
+        }
+        let response: Response
+        switch result {
+        case .success(let value): response = value
+        case .failure(let error): throw self.surfaced(error, target)
         }
         try Task.checkCancellation()  // a consumer that left never sees a file it did not wait for
         continuation.yield(.finished(response))

@@ -21,8 +21,10 @@ import Foundation
 /// the cache, stubs, recordings and `pages` follow.
 ///
 /// Every failure of an attempt is a `ProviderError` that goes through each plugin's
-/// `didReceive`, `process` and `retry`. One exception reaches you unwrapped: an error your
-/// envelope format's `mappingErrors` returns is thrown as itself (plugins see it as
+/// `didReceive`, `process` and `retry`. What reaches you is that error, but for two: a response
+/// that failed (a status the target does not accept, a business failure) is thrown as your
+/// target's own error when ``TargetType/error(for:)`` gives one, and an error your envelope
+/// format's `mappingErrors` returns is thrown as itself (plugins see it as
 /// `.underlying(error, response:)`).
 public final class Provider<Target: TargetType>: Sendable {
   /// Where requests go when not stubbed.
@@ -153,7 +155,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///
   /// - Parameter target: the endpoint.
   /// - Returns: the response.
-  /// - Throws: `ProviderError`, or `CancellationError` when the calling task is cancelled.
+  /// - Throws: `ProviderError` (or the target's own error for a failed response,
+  ///   ``TargetType/error(for:)``), or `CancellationError` when the calling task is cancelled.
   public func response(_ target: Target) async throws -> Response {
     try await run(target, ResponsePlan())
   }
@@ -167,7 +170,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///     `Empty` or Optional.
   /// - Returns: the payload.
   /// - Throws: `ProviderError` (`.business` for a non-success code, `.envelope` for a missing or
-  ///   invalid code or missing data) or the format's mapped error.
+  ///   invalid code or missing data), the format's mapped error, or the target's own error for
+  ///   a failed response (``TargetType/error(for:)``).
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self) async throws -> T {
     try await run(target, EnvelopePlan<T>(format: target.envelope))
   }
@@ -195,7 +199,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - type: the value type.
   ///   - path: where the value is; `.root` for the whole body.
   /// - Returns: the value.
-  /// - Throws: `ProviderError`.
+  /// - Throws: `ProviderError`, or the target's own error for a failed response
+  ///   (``TargetType/error(for:)``).
   public func request<T: Decodable>(_ target: Target, as type: T.Type = T.self, at path: JSONPath)
     async throws -> T
   {
@@ -297,7 +302,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - type: the value type.
   ///   - path: where the value is; `.root` for the whole body.
   /// - Returns: the value, its response and its report.
-  /// - Throws: `ProviderError`.
+  /// - Throws: `ProviderError`, or the target's own error for a failed response
+  ///   (``TargetType/error(for:)``).
   public func decodedResponse<T: Decodable>(
     _ target: Target, as type: T.Type = T.self, at path: JSONPath
   ) async throws -> DecodedResponse<T> {

@@ -26,8 +26,8 @@ public struct Response: Sendable, CustomStringConvertible {
   /// call reads no envelope or the body is not one. A body a plugin puts in its place is decoded
   /// with its own code checked, and keeps the status the plugin hands on.
   public var envelopeStatus: EnvelopeStatus?
-  /// The decoder of the provider that failed with this response, for
-  /// `ProviderError.errorBody(as:)`; set only on a failure's response (nil for a success, a
+  /// The decoder of the provider that failed with this response, for `errorBody(as:)`; set
+  /// only on a failure's response (nil for a success, a
   /// stub's or a response you made).
   package var failureDecoder: FailureDecoder?
 
@@ -85,6 +85,36 @@ public struct Response: Sendable, CustomStringConvertible {
     return data[data.startIndex..<end]
   }
 
+  /// The body read as your own type, leniently: an error body (RFC 9457 problem details,
+  /// GitHub's `{"message":…,"documentation_url":…}`, `{"error":{"type":…,"message":…}}`, an
+  /// envelope). Nil when the body is empty, does not decode, or is not of that shape (the
+  /// lenient decoder would have put a default in place of a value or dropped one). Mismatched
+  /// scalar kinds are coerced as usual.
+  ///
+  /// It reads with the decoder of the provider that failed with this response (its key
+  /// strategy, key mappings, value transforms, dates), in the lenient policy: a snake_case error
+  /// body fills camelCase properties when the provider's decoder says `.convertFromSnakeCase`.
+  /// That is the response ``ProviderError`` carries and ``TargetType/error(for:)`` is given; a
+  /// response that did not fail (or one made by hand) reads with `LenientDecoder()`.
+  ///
+  /// ```swift
+  /// func error(for response: Response) -> (any Error)? {
+  ///   response.errorBody(as: GitHubError.self)   // {"message": …, "documentation_url": …}
+  /// }
+  /// ```
+  ///
+  /// - Parameter type: the body's type.
+  /// - Returns: the decoded body, or nil.
+  public func errorBody<E: Decodable>(as type: E.Type) -> E? {
+    guard !data.isEmpty else { return nil }
+    var decoder = failureDecoder?.decoder ?? LenientDecoder()
+    decoder.policy = .lenient
+    guard let decoded = try? decoder.decodeWithReport(E.self, from: data, at: .root),
+      !decoded.report.entries.contains(where: { [.defaulted, .dropped].contains($0.kind) })
+    else { return nil }
+    return decoded.value
+  }
+
   /// `500 GET https://… (1234 bytes): <body preview>`, secret query items redacted.
   public var description: String {
     let method = request?.httpMethod ?? "?"
@@ -127,15 +157,9 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     }
   }
 
-  /// The error response's body read as your own type, leniently (RFC 9457 problem details,
-  /// `{"error":{"type":…,"message":…}}`, an envelope): nil when there is no response, it does
-  /// not decode, or it is not of that shape (the lenient decoder would have put a default in
-  /// place of a value or dropped one). Mismatched scalar kinds are coerced as usual.
-  ///
-  /// It reads with the decoder of the provider that failed (its key strategy, key mappings,
-  /// value transforms, dates), in the lenient policy: a snake_case error body maps to
-  /// camelCase properties when the provider's decoder says `.convertFromSnakeCase`. An error
-  /// built by hand, without a provider, reads with `LenientDecoder()`.
+  /// The error response's body read as your own type, leniently, with the decoder of the
+  /// provider that failed: ``Response/errorBody(as:)`` on ``response``; nil when there is no
+  /// response.
   ///
   /// ```swift
   /// catch let error as ProviderError {
@@ -146,13 +170,7 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   /// - Parameter type: the error body's type.
   /// - Returns: the decoded body, or nil.
   public func errorBody<E: Decodable>(as type: E.Type) -> E? {
-    guard let response, !response.data.isEmpty else { return nil }
-    var decoder = response.failureDecoder?.decoder ?? LenientDecoder()
-    decoder.policy = .lenient
-    guard let decoded = try? decoder.decodeWithReport(E.self, from: response.data, at: .root),
-      !decoded.report.entries.contains(where: { [.defaulted, .dropped].contains($0.kind) })
-    else { return nil }
-    return decoded.value
+    response?.errorBody(as: type)
   }
 
   /// A readable account with the response body.
@@ -282,7 +300,7 @@ public struct CacheAnswer: Sendable, Equatable {
   }
 }
 
-/// The decoder a failed response is read with by `ProviderError.errorBody(as:)`: a reference,
+/// The decoder a failed response is read with by `Response.errorBody(as:)`: a reference,
 /// so that a response carries one word for it.
 package final class FailureDecoder: Sendable {
   /// The provider's decoder.

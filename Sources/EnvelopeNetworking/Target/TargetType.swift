@@ -72,10 +72,38 @@ public protocol TargetType: Sendable {
   /// What identifies the cache entry besides its owner; default `.default` (method, URL with
   /// sorted query, body hash).
   var cacheKey: CacheKey { get }
-  /// HTTP statuses accepted as success; default 200...299.
-  var validStatusCodes: ClosedRange<Int> { get }
+  /// HTTP statuses accepted as success; default `200...299`. A range or codes with gaps:
+  /// `[200, 204, 304]` (see ``StatusCodes``).
+  var validStatusCodes: StatusCodes { get }
   /// The request timeout in seconds; default 60.
   var timeout: TimeInterval { get }
+
+  /// Your error for a response that failed, thrown to the caller instead of the provider's;
+  /// nil (the default) keeps the provider's.
+  ///
+  /// Asked for a status this target does not accept (``ProviderError/status(_:)``), a
+  /// business failure (``ProviderError/business(code:message:response:)``, in a 2xx or not)
+  /// and the error the envelope format's `mappingErrors` gave for one: one place per API for
+  /// its error bodies. Every call asks it (`request`, `decodedResponse`, `response`,
+  /// `cachedThenNetwork`, `pages`, `download`, `upload`), once the call has failed: plugins
+  /// (`didReceive`, `process`) and retries (``RetryPolicy``) see the ``ProviderError`` first.
+  /// Decoding, transport and other failures are not given to it.
+  ///
+  /// The response reads its body with the provider's decoder (``Response/errorBody(as:)``:
+  /// its key strategy, mappings and transforms) and keeps the envelope status read
+  /// (``Response/envelopeStatus``):
+  ///
+  /// ```swift
+  /// func error(for response: Response) -> (any Error)? {
+  ///   if let problem = response.problemDetails { return problem }  // application/problem+json
+  ///   // GitHub's {"message": "Not Found", "documentation_url": "…"}
+  ///   return response.errorBody(as: GitHubError.self)
+  /// }
+  /// ```
+  ///
+  /// - Parameter response: the response that failed.
+  /// - Returns: your error, or nil for the provider's.
+  func error(for response: Response) -> (any Error)?
 }
 
 extension TargetType {
@@ -100,9 +128,11 @@ extension TargetType {
   /// `.default`.
   public var cacheKey: CacheKey { .default }
   /// 200...299.
-  public var validStatusCodes: ClosedRange<Int> { 200...299 }
+  public var validStatusCodes: StatusCodes { 200...299 }
   /// 60 seconds.
   public var timeout: TimeInterval { 60 }
+  /// None: the provider's error.
+  public func error(for response: Response) -> (any Error)? { nil }
 
   /// `baseURL` joined with `path`.
   public var url: URL {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-// Every ```swift block of the migration guides is quoted from a snippet file of this folder,
-// which `swift test` compiles (and mostly runs): a guide cannot show code that does not build.
+// Every ```swift block of the migration guides (and of "Errors your app defines") is quoted from
+// a snippet file of this folder, which `swift test` compiles (and mostly runs): a guide cannot
+// show code that does not build.
 
 /// One migration guide and where it lives.
 struct MigrationGuide: Sendable, CustomTestStringConvertible {
@@ -16,6 +17,8 @@ struct MigrationGuide: Sendable, CustomTestStringConvertible {
     MigrationGuide(path: "Sources/EnvelopeKit/EnvelopeKit.docc/MigratingFromLenientCodable.md"),
     MigrationGuide(
       path: "Sources/EnvelopeNetworking/EnvelopeNetworking.docc/MigratingFromRxSwift.md"),
+    MigrationGuide(
+      path: "Sources/EnvelopeNetworking/EnvelopeNetworking.docc/ErrorsYourAppDefines.md"),
   ]
 }
 
