@@ -130,6 +130,7 @@ final class InFlightRequests: @unchecked Sendable {
       flight.members -= 1
       guard flight.members == 0 else { return (waiter, nil) }
       if flights[key] === flight { flights[key] = nil }
+      defer { flight.task = nil }  // the task holds the flight until it ends
       return (waiter, flight.task)
     }
     waiter?.resume(throwing: CancellationError())
@@ -141,6 +142,7 @@ final class InFlightRequests: @unchecked Sendable {
     let waiters: [Waiter] = lock.withLock {
       if flights[key] === flight { flights[key] = nil }
       flight.outcome = outcome
+      flight.task = nil
       defer { flight.waiters.removeAll() }
       return Array(flight.waiters.values)
     }
