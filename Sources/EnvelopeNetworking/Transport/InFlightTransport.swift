@@ -69,6 +69,9 @@ final class InFlightRequests: @unchecked Sendable {
   /// Exchanges in flight (nothing is kept once an exchange ends).
   var count: Int { lock.withLock { flights.count } }
 
+  /// Callers waiting for the exchanges in flight.
+  var callers: Int { lock.withLock { flights.values.reduce(0) { $0 + $1.members } } }
+
   /// The response of the exchange in flight under `key`, started with `send` when there is
   /// none.
   ///

@@ -69,6 +69,16 @@ enum SignedIn {
     (provider.line as? InFlightTransport)?.flights.count
   }
 
+  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s).
+  func waitForCallers(_ provider: Provider<Route>, _ count: Int) async throws {
+    let flights = try #require((provider.line as? InFlightTransport)?.flights)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while flights.callers < count, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try #require(flights.callers == count)
+  }
+
   @Test func twentyIdenticalConcurrentGETsMakeOneServerCall() async throws {
     let id = uniqueID()
     let timeline = Timeline()
@@ -195,7 +205,7 @@ enum SignedIn {
     let first = Task { try await provider.request(target, as: SharedCount.self) }
     try await waitForHits("shared" + id, 1)
     let second = Task { try await provider.request(target, as: SharedCount.self) }
-    try await Task.sleep(for: .milliseconds(300))  // the second has joined the exchange
+    try await waitForCallers(provider, 2)  // the second has joined the exchange
     let (leaving, staying) = leaver == .first ? (first, second) : (second, first)
     leaving.cancel()
     await #expect(throws: CancellationError.self) { try await leaving.value }
@@ -211,7 +221,7 @@ enum SignedIn {
     let first = Task { try await provider.request(target, as: SharedCount.self) }
     try await waitForHits("shared" + id, 1)
     let second = Task { try await provider.request(target, as: SharedCount.self) }
-    try await Task.sleep(for: .milliseconds(300))
+    try await waitForCallers(provider, 2)
     first.cancel()
     second.cancel()
     await #expect(throws: CancellationError.self) { try await first.value }
