@@ -6,6 +6,7 @@ Binds 127.0.0.1 on a free port, prints the port, and serves until its standard i
 """
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -52,6 +53,24 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if status not in (204, 205):
             self.wfile.write(body)
+
+    def wait_unless_closed(self, seconds):
+        """Waits `seconds`; False as soon as the client closes the connection."""
+        end = time.time() + seconds
+        while True:
+            left = end - time.time()
+            if left <= 0:
+                return True
+            readable, _, _ = select.select([self.connection], [], [], min(0.05, left))
+            if readable:
+                try:
+                    closed = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    closed = True
+                if closed:
+                    return False
+                time.sleep(max(0, end - time.time()))  # another request waits: not a hang-up
+                return True
 
     def handle_any(self):
         url = urlsplit(self.path)
@@ -287,6 +306,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send(500, b"<html><body><h1>500 Internal Server Error</h1></body></html>", "text/html")
         elif route == "/nocontent":
             self.send(204)
+        elif route == "/shared":
+            # Counts the requests of an id ("shared" + id), answers after `seconds` (default 1)
+            # with the count, and counts ("shared-aborted" + id) a client that hangs up before.
+            # The first `fails` requests of the id (default 0) answer 503 instead.
+            query = dict(parse_qsl(url.query))
+            ident = query.get("id", "")
+            n = hit("shared" + ident)
+            if not self.wait_unless_closed(float(query.get("seconds", "1"))):
+                hit("shared-aborted" + ident)
+                self.close_connection = True
+                return
+            if n <= int(query.get("fails", "0")):
+                self.send(503, b"busy", "text/plain")
+            else:
+                self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
         elif route == "/slow":
             time.sleep(3)
             self.send(200, {"code": 0, "data": USER})

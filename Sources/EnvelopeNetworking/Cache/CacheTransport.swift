@@ -78,6 +78,7 @@ struct CacheTransport: LineTransport {
     else { return }
     var stored = response
     stored.envelopeStatus = nil
+    stored.metrics = nil  // the network's cost, not the cache's
     try? await cache.store(stored, forKey: key)
   }
 
@@ -161,6 +162,7 @@ struct CacheTransport: LineTransport {
     response.request = request
     response.isFromCache = false
     response.cacheAnswer = nil
+    response.metrics = nil
     try? await cache.store(response, forKey: key)
     return CachedResponse(response: response, storedAt: Date())
   }
@@ -172,6 +174,7 @@ struct CacheTransport: LineTransport {
     var response = entry.response
     response.request = request
     response.isFromCache = true
+    response.metrics = nil
     response.cacheAnswer = CacheAnswer(storedAt: entry.storedAt, reason: reason)
     return response
   }

@@ -36,8 +36,8 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 ///
 /// ```
 /// #12 → GET https://api.example.com/me?token=%3Credacted%3E
-/// #12 ← 200 GET https://api.example.com/me (12 ms, 345 bytes)
-/// #13 ← 200 business 1001 "token expired" GET https://api.example.com/feed (8 ms, 61 bytes)
+/// #12 ← 200 GET https://api.example.com/me (12 ms, 345 bytes; transfer 9 ms, sent 0 B, received 345 B, 0 redirects)
+/// #13 ← 200 business 1001 "token expired" GET https://api.example.com/feed (8 ms, 61 bytes; transfer 7 ms, sent 0 B, received 61 B, 0 redirects)
 /// #13 ↻ attempt 2 in 0 ms after business 1001
 /// #13 ⟳ token refresh started
 /// #13 ⟳ token refresh succeeded in 85 ms
@@ -45,6 +45,10 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 /// #15 ← 200 GET https://api.example.com/me (cached, 345 bytes) from the cache stored 2026-11-23T10:00:00Z: the network failed (transport error -1009)
 /// #16 ← failed after 3 ms (GET https://api.example.com/me): transport error -1004
 /// ```
+///
+/// A response the network answered ends its `←` line with its ``Response/metrics``: the
+/// transfer's duration, bytes sent and received, and redirects followed (see
+/// ``TransferMetrics`` for what is counted); a stub's or the cache's line has none.
 ///
 /// Drift is one entry per line, at most `driftLines` of them, then `… and N more`; it is logged
 /// once per decode, and a response the cache answered logs where it came from, not its drift
@@ -102,7 +106,8 @@ public struct LoggingPlugin: Plugin {
     }
   }
 
-  /// `#1 ← 200 GET url (12 ms, 345 bytes)`, a business failure as such, or the error.
+  /// `#1 ← 200 GET url (12 ms, 345 bytes; transfer …)`, a business failure as such, or the
+  /// error.
   public func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
     let call = ProviderCall.current
     let (timing, endpoint) = elapsed(call)
@@ -186,12 +191,21 @@ public struct LoggingPlugin: Plugin {
     call.map { "#\($0.id) " } ?? ""
   }
 
-  /// `GET url (12 ms, 345 bytes)` or `(cached, 345 bytes)`.
+  /// `GET url (12 ms, 345 bytes)` or `(cached, 345 bytes)`, with the transfer's metrics when the
+  /// network answered: `(12 ms, 345 bytes; transfer 9 ms, sent 0 B, received 345 B, 0 redirects)`.
   private func summary(_ response: Response, _ timing: String) -> String {
     let method = response.request?.httpMethod ?? "GET"
     let when = response.isFromCache ? "cached" : timing
+    let transfer = response.metrics.map { Self.transfer($0) } ?? ""
     return
-      "\(method) \(redaction.url(response.request?.url)) (\(when), \(response.data.count) bytes)"
+      "\(method) \(redaction.url(response.request?.url)) (\(when), \(response.data.count) bytes\(transfer))"
+  }
+
+  /// `; transfer 9 ms, sent 0 B, received 345 B, 1 redirect`.
+  static func transfer(_ metrics: TransferMetrics) -> String {
+    let redirects = metrics.redirects == 1 ? "1 redirect" : "\(metrics.redirects) redirects"
+    return "; transfer \(milliseconds(metrics.duration)) ms, sent \(metrics.bytesSent) B,"
+      + " received \(metrics.bytesReceived) B, \(redirects)"
   }
 
   private func debugBody(_ response: Response, _ call: ProviderCall?) {

@@ -11,8 +11,9 @@ import Foundation
 //   build → prepare → willSend → send → validate → read and decode → didReceive → process
 //         → (on success) didDecode → store
 //
-// `send` is one call to the provider's line of transports (stubs → cache → timeout → yours),
-// composed when the provider is made; no stage knows whether a stub, the cache or the network
+// `send` is one call to the provider's line of transports (stubs → cache → requests in flight,
+// with `deduplicatesRequests` → timeout → yours), composed when the provider is made; no stage
+// knows whether a stub, the cache or the network
 // answered. The plugin stages are a chain the attempt passes through, empty when the provider
 // has none: there is one attempt, with or without plugins. The envelope's status is read and the
 // value decoded in one pass of the decoder, as soon as the status is accepted: plugins see the

@@ -151,9 +151,14 @@ extension Provider {
       do {
         let result = try await Exchange.$current.withValue(exchange) {
           try await self.exchange(target) { request in
-            let response = try await run(request) { completed, total in
-              continuation.yield(.progress(completed: completed, total: total))
+            // What a `URLSessionTransport` measured (none for a stub).
+            let recorder = Locked<TransferMetrics?>(nil)
+            var response = try await TransferMetrics.$recorder.withValue(recorder) {
+              try await run(request) { completed, total in
+                continuation.yield(.progress(completed: completed, total: total))
+              }
             }
+            response.metrics = recorder.withLock { $0 }
             wrote.withLock { $0 = true }
             return response
           }

@@ -55,15 +55,19 @@ public final class Provider<Target: TargetType>: Sendable {
   /// Header names (lower-case) that carry credentials besides the default ones: they partition
   /// the cache.
   public let sensitiveHeaders: Set<String>
-  /// The line every request goes through, composed here: stubs → cache → timeout → `transport`.
+  /// Whether identical GETs in flight share one network exchange (`InFlightTransport`).
+  let deduplicatesRequests: Bool
+  /// The line every request goes through, composed here: stubs → cache → requests in flight
+  /// (with `deduplicatesRequests`) → timeout → `transport`.
   let line: any LineTransport
   /// The requests `build` starts from, by base, path and timeout (see `BaseRequests`).
   let baseRequests = BaseRequests()
   /// The cache's transport in the line, for the store stage and removal; nil without a cache.
   let cacheLayer: CacheTransport?
   /// Whether an attempt runs your code that may read `ProviderCall.current`: plugin hooks and
-  /// the cache scope. The task-local is set around such attempts only (a stubbed call without
-  /// them would pay for it for nothing); `TimedTransport` sets it around your transport.
+  /// the cache scope (read by the cache, and by the requests in flight). The task-local is set
+  /// around such attempts only (a stubbed call without them would pay for it for nothing);
+  /// `TimedTransport` sets it around your transport.
   let attemptsCallYourCode: Bool
 
   /// Creates a provider.
@@ -82,6 +86,14 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - cacheScope: gives the owner of cache entries, e.g. the signed-in user's id; when nil
   ///     (or when it returns nil) entries are partitioned by every credential header.
   ///   - sensitiveHeaders: more header names that carry credentials.
+  ///   - deduplicatesRequests: whether identical GETs in flight share one network exchange:
+  ///     a GET without a body, to the same URL, with the same headers (after the plugins
+  ///     prepared them, credentials included), the same timeout and the same `cacheScope`
+  ///     answer. Each caller gets its own copy of the response (or of the error) and decodes
+  ///     its own value through its own plugins; a cancelled caller stops waiting without
+  ///     stopping the others, and the exchange is cancelled when the last caller is. Other
+  ///     methods, stubs and cache answers are never shared, and an exchange is forgotten when
+  ///     it ends (a retry starts a new one). Off by default.
   ///   - filePath: the caller's `#filePath`, where fixtures are searched from.
   public convenience init(
     transport: any HTTPTransport = URLSessionTransport(), decoder: LenientDecoder = .init(),
@@ -89,13 +101,13 @@ public final class Provider<Target: TargetType>: Sendable {
     scenario: String? = nil, cache: (any ResponseCache)? = nil, baseURL: URL? = nil,
     stubbing: (@Sendable (Target) -> StubBehavior)? = nil,
     cacheScope: (@Sendable () async -> String?)? = nil, sensitiveHeaders: Set<String> = [],
-    filePath: String = #filePath
+    deduplicatesRequests: Bool = false, filePath: String = #filePath
   ) {
     self.init(
       transport: transport, decoder: decoder, plugins: plugins, stub: stub,
       fixtures: FixtureFolder(explicit: fixtures, sourceFile: filePath), scenario: scenario,
       cache: cache, baseURL: baseURL, stubbing: stubbing, cacheScope: cacheScope,
-      sensitiveHeaders: sensitiveHeaders)
+      sensitiveHeaders: sensitiveHeaders, deduplicatesRequests: deduplicatesRequests)
   }
 
   /// The designated initializer, with the fixture folder's rule already made.
@@ -103,7 +115,8 @@ public final class Provider<Target: TargetType>: Sendable {
     transport: any HTTPTransport, decoder: LenientDecoder, plugins: [any Plugin],
     stub: StubBehavior, fixtures: FixtureFolder, scenario: String?, cache: (any ResponseCache)?,
     baseURL: URL?, stubbing: (@Sendable (Target) -> StubBehavior)?,
-    cacheScope: (@Sendable () async -> String?)?, sensitiveHeaders: Set<String>
+    cacheScope: (@Sendable () async -> String?)?, sensitiveHeaders: Set<String>,
+    deduplicatesRequests: Bool
   ) {
     self.transport = transport
     self.decoder = decoder
@@ -116,7 +129,9 @@ public final class Provider<Target: TargetType>: Sendable {
     self.baseURL = baseURL
     self.stubbing = stubbing
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
+    self.deduplicatesRequests = deduplicatesRequests
     var line: any LineTransport = TimedTransport(base: transport)
+    if deduplicatesRequests { line = InFlightTransport(next: line, scope: cacheScope) }
     cacheLayer = cache.map {
       CacheTransport(
         next: line, cache: $0, scope: cacheScope, baseURL: baseURL,
@@ -131,7 +146,8 @@ public final class Provider<Target: TargetType>: Sendable {
         fixtures: fixtures)
     }
     self.line = line
-    attemptsCallYourCode = !plugins.isEmpty || cacheLayer != nil
+    attemptsCallYourCode =
+      !plugins.isEmpty || cacheLayer != nil || (deduplicatesRequests && cacheScope != nil)
   }
 
   /// The same provider answering stubs from another scenario.
@@ -147,8 +163,8 @@ public final class Provider<Target: TargetType>: Sendable {
     Provider(
       transport: transport, decoder: decoder, plugins: plugins, stub: stub,
       fixtures: fixtureFolder, scenario: name, cache: cache, baseURL: baseURL, stubbing: stubbing,
-      cacheScope: cacheScope,
-      sensitiveHeaders: sensitiveHeaders)
+      cacheScope: cacheScope, sensitiveHeaders: sensitiveHeaders,
+      deduplicatesRequests: deduplicatesRequests)
   }
 
   /// Sends the request and validates the HTTP status.

@@ -26,6 +26,11 @@ public struct Response: Sendable, CustomStringConvertible {
   /// call reads no envelope or the body is not one. A body a plugin puts in its place is decoded
   /// with its own code checked, and keeps the status the plugin hands on.
   public var envelopeStatus: EnvelopeStatus?
+  /// What the network exchange that produced this response cost (duration, bytes, redirects),
+  /// as `URLSessionTransport` measured it; nil for a stub's answer, the cache's answer, a
+  /// response you made, and a transport of your own that does not send through a
+  /// `URLSessionTransport`. See `TransferMetrics` for what is counted.
+  public internal(set) var metrics: TransferMetrics?
   /// The decoder of the provider that failed with this response, for `errorBody(as:)`; set
   /// only on a failure's response (nil for a success, a
   /// stub's or a response you made).

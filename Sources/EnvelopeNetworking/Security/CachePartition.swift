@@ -4,7 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The one place that decides whose a cache entry is and what of a response may be stored.
+/// The one place that decides whose a cache entry is, what of a response may be stored, and
+/// which requests in flight may share one network exchange (`flightKey`).
 ///
 /// - An entry's key covers the method, what `TargetType.cacheKey` names (by default the URL with
 ///   its query sorted and a hash of the body), and its owner: the provider's `cacheScope` when one is set (a user id, so a token refresh keeps
@@ -52,6 +53,40 @@ package enum CachePartition {
     // Lengths first, so that no value can imitate a separator.
     let framed = parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
     return SHA256.hex(Data(framed.utf8))
+  }
+
+  // MARK: - Exchanges in flight
+
+  /// Whether `request` may share a network exchange with identical requests in flight
+  /// (`Provider(deduplicatesRequests: true)`): a GET without a body. Any other method may
+  /// change something on the server, so each is sent.
+  ///
+  /// - Parameter request: the prepared request.
+  /// - Returns: whether it may be shared.
+  package static func mayShare(_ request: URLRequest) -> Bool {
+    (request.httpMethod ?? "GET").uppercased() == "GET" && request.httpBody == nil
+      && request.httpBodyStream == nil
+  }
+
+  /// Which requests in flight share one exchange: the same URL (byte for byte), the same
+  /// headers (every one, names compared without case: credentials among them, so two users'
+  /// requests never share), the same timeout, and the same owner as the cache sees it (the
+  /// provider's `cacheScope`, when it has one). The key is kept in memory only while the
+  /// exchange is in flight; it holds the header values as they are.
+  ///
+  /// - Parameters:
+  ///   - request: the prepared request (after plugins added credentials); see `mayShare`.
+  ///   - scope: the provider's cache scope, if any.
+  /// - Returns: the key.
+  package static func flightKey(for request: URLRequest, scope: String?) -> String {
+    var parts = [
+      request.url?.absoluteString ?? "", "\(request.timeoutInterval)",
+      scope.map { "scope=" + $0 } ?? "no scope",
+    ]
+    let headers = (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }
+    for (name, value) in headers.sorted(by: { $0 < $1 }) { parts.append(name + ": " + value) }
+    // Lengths first, so that no value can imitate a separator.
+    return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
   }
 
   /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted. Other

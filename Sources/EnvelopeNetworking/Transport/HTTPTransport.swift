@@ -56,8 +56,8 @@ public protocol HTTPTransport: Sendable {
 /// Every task goes through the session you give, calls and transfers alike, and that
 /// session's delegate is told about them: server trust, authentication challenges, metrics, the
 /// response, data, bytes sent and completion. On Apple platforms each task gets a task delegate
-/// of the transport's, which passes these on to the session's delegate (challenges and
-/// metrics reach it directly). On Linux, where FoundationNetworking tells a task's own
+/// of the transport's, which passes these on to the session's delegate (challenges reach it
+/// directly). On Linux, where FoundationNetworking tells a task's own
 /// delegate only about redirects and challenges, the tasks run on a companion session with the
 /// same configuration (the same cookie, credential and cache storages), whose delegate passes
 /// each callback on to your session's delegate, on your session's delegate queue, with your
@@ -145,16 +145,22 @@ struct TimedTransport: LineTransport {
   var transfers: any HTTPTransport { base }
 
   /// Your transport's answer, with `ProviderCall.current` set for it (the provider sets it for
-  /// the whole attempt only when hooks or the cache scope run).
+  /// the whole attempt only when hooks or the cache scope run), and the `TransferMetrics` a
+  /// `URLSessionTransport` measured for it.
   nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
     async throws -> Response
   {
     let seconds = exchange?.target.timeout ?? request.timeoutInterval
+    let recorder = Locked<TransferMetrics?>(nil)
     let (data, http) = try await Exchange.$current.withValue(exchange) {
-      try await send(request, within: seconds)
+      try await TransferMetrics.$recorder.withValue(recorder) {
+        try await send(request, within: seconds)
+      }
     }
-    return Response(
+    var response = Response(
       statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
+    response.metrics = recorder.withLock { $0 }
+    return response
   }
 
   /// Your transport's answer, or `URLError(.timedOut)` after `seconds` (none when infinite).
@@ -215,17 +221,22 @@ public struct ProviderConfigurationError: Error, Sendable, CustomStringConvertib
 final class TaskBox: @unchecked Sendable {
   private let lock = NSLock()
   private var task: URLSessionTask?
+  private var exchange: TaskExchange?
   private var cancelled = false
 
   var isCancelled: Bool { lock.withLock { cancelled } }
 
-  func set(_ task: URLSessionTask) {
+  func set(_ task: URLSessionTask, exchange: TaskExchange) {
     let cancelNow = lock.withLock {
       self.task = task
+      self.exchange = exchange
       return cancelled
     }
     if cancelNow { task.cancel() }
   }
+
+  /// What the task moved (nothing before it started).
+  var counts: TaskExchange.Counts { lock.withLock { exchange }?.counts ?? .init() }
 
   func cancel() {
     let task = lock.withLock {

@@ -26,6 +26,19 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 
   typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
 
+  /// What the task moved, for `TransferMetrics`.
+  struct Counts: Sendable {
+    /// Request body bytes `URLSession` reported sent (0 when it reported none).
+    var sent: Int64 = 0
+    /// Response body bytes delivered (decoded), of every response of the task.
+    var received: Int64 = 0
+    /// Redirects `URLSession` followed.
+    var followed = 0
+    /// Header and body bytes sent and received as `URLSessionTaskMetrics` reported them (Apple
+    /// platforms); nil when none arrived.
+    var wire: (sent: Int64, received: Int64)?
+  }
+
   private let lock = NSLock()
   private let redirectGuard: RedirectGuard
   private let hasBody: Bool
@@ -40,6 +53,10 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   private var failure: (any Error)?
   /// This task's redirect was refused (the transport sends the next hop): its body is no file.
   private var refused = false
+  private var counted = Counts()
+
+  /// What the task moved so far.
+  var counts: Counts { lock.withLock { counted } }
 
   /// - Parameters:
   ///   - hasBody: whether the request has a body the transport can send again on a 307 or 308.
@@ -67,7 +84,9 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     let next = redirectGuard.proposed(request, after: response, of: task, hasBody: hasBody)
-    if next == nil { lock.withLock { refused = true } }
+    lock.withLock {
+      if next == nil { refused = true } else { counted.followed += 1 }
+    }
     completionHandler(next)
   }
 
@@ -75,6 +94,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
+    lock.withLock { counted.sent += max(0, bytesSent) }
     if case .sent(let report) = progress {
       report(totalBytesSent, totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
@@ -105,6 +125,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let report: (Int64, Int64?)? = lock.withLock {
+      counted.received += Int64(data.count)
       guard failure == nil, !refused else { return nil }
       guard let part else {
         body.append(data)
@@ -142,6 +163,26 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         session, task: task, didCompleteWithError: error)
     #endif
   }
+
+  #if !canImport(FoundationNetworking)
+    // FoundationNetworking never calls this (up to Swift 6.3.1): Linux counts are the bodies.
+    func urlSession(
+      _ session: URLSession, task: URLSessionTask,
+      didFinishCollecting metrics: URLSessionTaskMetrics
+    ) {
+      var sent: Int64 = 0
+      var received: Int64 = 0
+      for transaction in metrics.transactionMetrics {
+        sent += transaction.countOfRequestHeaderBytesSent + transaction.countOfRequestBodyBytesSent
+        received +=
+          transaction.countOfResponseHeaderBytesReceived
+          + transaction.countOfResponseBodyBytesReceived
+      }
+      lock.withLock { counted.wire = (sent, received) }
+      (session.delegate as? URLSessionTaskDelegate)?.urlSession?(
+        session, task: task, didFinishCollecting: metrics)
+    }
+  #endif
 
   // MARK: - The end
 

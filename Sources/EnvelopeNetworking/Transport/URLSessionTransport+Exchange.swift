@@ -14,7 +14,8 @@ extension URLSessionTransport {
   ///   - destination: where a download's body goes; nil keeps it in memory.
   ///   - progress: what to report; `completed` never goes back, also when a redirect sends the
   ///     body again.
-  /// - Returns: the body (empty for a download) and the response.
+  /// - Returns: the body (empty for a download) and the response; the exchange's
+  ///   `TransferMetrics` go to `TransferMetrics.recorder` when one is set.
   /// - Throws: `URLError` (`.httpTooManyRedirects` after `RedirectGuard.maximumRedirects`
   ///   hops), `CancellationError`, or a file error.
   func exchange(
@@ -26,10 +27,13 @@ extension URLSessionTransport {
     let progress = Self.monotonic(progress)
     var request = request
     let first = request.url
+    let recorder = TransferMetrics.recorder
+    var measure = TransferMeasure()
     for _ in 0...RedirectGuard.maximumRedirects {
       let box = TaskBox()
       let (data, response) = try await run(
         request, uploading: file, to: destination, progress: progress, hasBody: hasBody, in: box)
+      if recorder != nil { measure.add(box.counts, body: request.httpBody) }
       // The hop that got `response` is the one the session sent last: after a 303 (or a 301 or
       // 302 that made the POST a GET) it has no body, and nor has the rest of the chain.
       var hop = box.sent ?? request
@@ -41,13 +45,17 @@ extension URLSessionTransport {
       guard
         let next = redirectGuard.resend(
           hop, after: response, hasBody: hasBody, origins: [first, request.url])
-      else { return (data, response) }
+      else {
+        recorder?.withLock { $0 = measure.metrics }
+        return (data, response)
+      }
+      measure.redirects += 1
       request = next
     }
     throw URLError(.httpTooManyRedirects)
   }
 
-  /// One task, kept in `box`; cancelling the calling task cancels it.
+  /// One task, kept in `box` (with what it moved); cancelling the calling task cancels it.
   private func run(
     _ request: URLRequest, uploading file: URL?, to destination: URL?,
     progress: TaskExchange.Progress, hasBody: Bool, in box: TaskBox
@@ -63,7 +71,7 @@ extension URLSessionTransport {
             hasBody: hasBody, destination: destination, progress: progress,
             redirectGuard: redirectGuard, continuation: continuation)
           let task = makeTask(request, uploading: file, exchange: exchange)
-          box.set(task)
+          box.set(task, exchange: exchange)
           task.resume()
         }
       } onCancel: {
@@ -110,5 +118,32 @@ extension URLSessionTransport {
     case .sent(let report): return .sent(filtered(report))
     case .received(let report): return .received(filtered(report))
     }
+  }
+}
+
+/// The `TransferMetrics` of one exchange, summed over the tasks it ran (see `TransferMetrics` for
+/// what is counted).
+struct TransferMeasure {
+  let start = ContinuousClock.now
+  var sent: Int64 = 0
+  var received: Int64 = 0
+  /// The hops the transport sent itself; `URLSession`'s own are in each task's counts.
+  var redirects = 0
+
+  /// Adds a task that got a response: what `URLSessionTaskMetrics` reported when they arrived,
+  /// else the bodies (its request's `body` when the session reported no bytes sent: a response
+  /// came, so the body went).
+  mutating func add(_ counts: TaskExchange.Counts, body: Data?) {
+    let bodySent = counts.sent > 0 ? counts.sent : Int64(body?.count ?? 0)
+    sent += counts.wire?.sent ?? bodySent
+    received += counts.wire?.received ?? counts.received
+    redirects += counts.followed
+  }
+
+  /// The metrics up to now.
+  var metrics: TransferMetrics {
+    TransferMetrics(
+      duration: ContinuousClock.now - start, bytesSent: sent, bytesReceived: received,
+      redirects: redirects)
   }
 }

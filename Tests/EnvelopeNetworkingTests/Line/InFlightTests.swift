@@ -1,0 +1,249 @@
+import EnvelopeKit
+import Foundation
+import LoopbackServer
+import Testing
+
+@testable import EnvelopeNetworking
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// `/shared`'s answer: how many requests of its id the server had seen when it answered.
+struct SharedCount: Decodable, Sendable, Equatable { var count: Int }
+
+/// `/shared` for `id`: answers after `seconds`.
+func sharedRoute(
+  _ id: String, seconds: Double = 1, method: HTTPMethod = .get, headers: [String: String] = [:],
+  fails: Int = 0
+) -> Route {
+  var route = Route("/shared", ["id": id, "seconds": "\(seconds)", "fails": "\(fails)"])
+  route.method = method
+  route.headers = headers
+  route.timeout = 60  // twenty calls without sharing queue for the session's connections
+  return route
+}
+
+/// A transport with a session of its own, wide enough for every call of a test at once: the
+/// timing of these tests does not depend on other suites' calls queued for the shared session's
+/// connections.
+let wideTransport: URLSessionTransport = {
+  let configuration = URLSessionConfiguration.ephemeral
+  configuration.httpMaximumConnectionsPerHost = 64
+  configuration.urlCache = nil
+  return URLSessionTransport(session: URLSession(configuration: configuration))
+}()
+
+/// How often the server saw `key`, asked through `wideTransport`.
+func sharedHits(_ key: String) async throws -> Int {
+  try await Provider<Route>(transport: wideTransport).request(
+    Route("/count", ["key": key]), as: Hits.self
+  ).count
+}
+
+/// Waits until the server has seen `count` requests of `key` (at most 10 s).
+func waitForHits(
+  _ key: String, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while try await sharedHits(key) < count, ContinuousClock.now < deadline {
+    try await Task.sleep(for: .milliseconds(20))
+  }
+  try #require(try await sharedHits(key) >= count, sourceLocation: sourceLocation)
+}
+
+/// Who the cache entries (and shared exchanges) of a call belong to, in a test.
+enum SignedIn {
+  @TaskLocal static var user: String?
+}
+
+/// `Provider(deduplicatesRequests:)`: identical GETs in flight share one network exchange.
+@Suite struct InFlightTests {
+  init() throws {
+    try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
+  }
+
+  /// The provider's shared exchanges still in flight (its line is the sharing stage when it has
+  /// no stubs and no cache).
+  func inFlight(_ provider: Provider<Route>) -> Int? {
+    (provider.line as? InFlightTransport)?.flights.count
+  }
+
+  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s).
+  func waitForCallers(_ provider: Provider<Route>, _ count: Int) async throws {
+    let flights = try #require((provider.line as? InFlightTransport)?.flights)
+    let deadline = ContinuousClock.now + .seconds(10)
+    while flights.callers < count, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try #require(flights.callers == count)
+  }
+
+  @Test func twentyIdenticalConcurrentGETsMakeOneServerCall() async throws {
+    let id = uniqueID()
+    let timeline = Timeline()
+    let provider = Provider<Route>(
+      transport: wideTransport, plugins: [timeline], deduplicatesRequests: true)
+    let values = try await withThrowingTaskGroup(of: SharedCount.self) { group in
+      for _ in 0..<20 {
+        group.addTask { try await provider.request(sharedRoute(id), as: SharedCount.self) }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(values == Array(repeating: SharedCount(count: 1), count: 20))
+    #expect(try await sharedHits("shared" + id) == 1)
+    // Every caller went through its own plugins.
+    #expect(timeline.all.filter { $0.name == "willSend" }.count == 20)
+    #expect(timeline.all.filter { $0.name == "didReceive" }.count == 20)
+    #expect(inFlight(provider) == 0)  // nothing kept once the exchange is over
+  }
+
+  @Test func identicalGETsAreNotSharedByDefault() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport)
+    try await withThrowingTaskGroup(of: SharedCount.self) { group in
+      for _ in 0..<20 {
+        group.addTask {
+          try await provider.request(sharedRoute(id, seconds: 0.2), as: SharedCount.self)
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await sharedHits("shared" + id) == 20)
+  }
+
+  @Test func differentHeadersMakeTwoServerCalls() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
+    try await withThrowingTaskGroup(of: SharedCount.self) { group in
+      for variant in ["a", "b"] {
+        for _ in 0..<10 {
+          let target = sharedRoute(id, headers: ["X-Variant": variant])
+          group.addTask { try await provider.request(target, as: SharedCount.self) }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await sharedHits("shared" + id) == 2)
+  }
+
+  @Test func twoCacheScopesMakeTwoServerCalls() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(
+      transport: wideTransport, cacheScope: { SignedIn.user }, deduplicatesRequests: true)
+    try await withThrowingTaskGroup(of: SharedCount.self) { group in
+      for user in ["ada", "grace"] {
+        for _ in 0..<5 {
+          group.addTask {
+            try await SignedIn.$user.withValue(user) {
+              try await provider.request(sharedRoute(id), as: SharedCount.self)
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await sharedHits("shared" + id) == 2)
+  }
+
+  @Test(arguments: [HTTPMethod.post, .put, .delete])
+  func otherMethodsAreNeverShared(method: HTTPMethod) async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
+    try await withThrowingTaskGroup(of: SharedCount.self) { group in
+      for _ in 0..<5 {
+        group.addTask {
+          try await provider.request(
+            sharedRoute(id, seconds: 0.5, method: method), as: SharedCount.self)
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await sharedHits("shared" + id) == 5)
+  }
+
+  @Test func aSharedFailureReachesEveryCaller() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
+    let statuses = await withTaskGroup(of: Int?.self) { group in
+      for _ in 0..<5 {
+        group.addTask {
+          do {
+            _ = try await provider.request(sharedRoute(id, fails: 1), as: SharedCount.self)
+            return nil
+          } catch let error as ProviderError {
+            return error.response?.statusCode
+          } catch {
+            return nil
+          }
+        }
+      }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(statuses == Array(repeating: 503, count: 5))
+    #expect(try await sharedHits("shared" + id) == 1)
+  }
+
+  @Test func aRetryAfterTheSharedExchangeEndedStartsANewOne() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(
+      transport: wideTransport, plugins: [RetryPolicy(baseDelay: .milliseconds(10))],
+      deduplicatesRequests: true)
+    let value = try await provider.request(
+      sharedRoute(id, seconds: 0.1, fails: 1), as: SharedCount.self)
+    #expect(value == SharedCount(count: 2))
+    #expect(try await sharedHits("shared" + id) == 2)
+  }
+
+  enum Leaver: String, CaseIterable, Sendable { case first, second }
+
+  @Test(arguments: Leaver.allCases)
+  func oneCallerCancellingLeavesTheOtherItsValue(leaver: Leaver) async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
+    let target = sharedRoute(id, seconds: 2)
+    let first = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForHits("shared" + id, 1)
+    let second = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForCallers(provider, 2)  // the second has joined the exchange
+    let (leaving, staying) = leaver == .first ? (first, second) : (second, first)
+    leaving.cancel()
+    await #expect(throws: CancellationError.self) { try await leaving.value }
+    #expect(try await staying.value == SharedCount(count: 1))
+    #expect(try await sharedHits("shared" + id) == 1)
+    #expect(try await sharedHits("shared-aborted" + id) == 0)
+  }
+
+  @Test func theLastCallerCancellingCancelsTheExchange() async throws {
+    let id = uniqueID()
+    let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
+    let target = sharedRoute(id, seconds: 2)
+    let first = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForHits("shared" + id, 1)
+    let second = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForCallers(provider, 2)
+    first.cancel()
+    second.cancel()
+    await #expect(throws: CancellationError.self) { try await first.value }
+    await #expect(throws: CancellationError.self) { try await second.value }
+    // The server sees the connection close before it answers.
+    try await waitForHits("shared-aborted" + id, 1)
+    #expect(try await sharedHits("shared-aborted" + id) == 1)
+    #expect(try await sharedHits("shared" + id) == 1)
+    #expect(inFlight(provider) == 0)
+    // The next call starts an exchange of its own.
+    #expect(try await provider.request(target, as: SharedCount.self) == SharedCount(count: 2))
+  }
+
+  @Test func stubsAreAnsweredAsBeforeWhenSharing() async throws {
+    let lines = HookLog()
+    let provider = Provider<BodyStub>(
+      plugins: [LoggingPlugin { lines.add($1) }], stub: .immediate, deduplicatesRequests: true)
+    let users = try await withThrowingTaskGroup(of: User.self) { group in
+      for _ in 0..<5 { group.addTask { try await provider.request(BodyStub(), as: User.self) } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(users.map(\.id) == Array(repeating: 7, count: 5))
+    #expect(lines.all.filter { $0.contains("← 200") }.count == 5)
+  }
+}
