@@ -29,6 +29,8 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   private var chunks: [Data] = []
   private var first = 0
   private var inMemory = 0
+  /// The most bytes held in memory at once (what the memory bound promises; tests read it).
+  private var peak = 0
   private var spill: Spill?
   /// nil while the body runs; then success (the end) or the failure.
   private var end: Result<Void, any Error>?
@@ -49,8 +51,8 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
 
   // MARK: - Producer
 
-  /// Whether the head has been handed out.
-  var hasHead: Bool { lock.withLock { head != nil } }
+  /// The most bytes held in memory at once so far.
+  var peakInMemory: Int { lock.withLock { peak } }
 
   /// Sets the head (once) and wakes the consumer.
   func deliver(head response: HTTPURLResponse) {
@@ -77,6 +79,7 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
       if spill == nil, inMemory + data.count <= memoryLimit {
         chunks.append(data)
         inMemory += data.count
+        peak = max(peak, inMemory)
         return true
       }
       do {
