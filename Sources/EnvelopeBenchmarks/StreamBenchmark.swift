@@ -62,7 +62,8 @@ func streamChild(_ mode: String, base: URL, bytes: Int) async throws {
     }
   }
   let elapsed = ContinuousClock.now - start
-  let nanoseconds = elapsed.components.seconds * 1_000_000_000
+  let nanoseconds =
+    elapsed.components.seconds * 1_000_000_000
     + elapsed.components.attoseconds / 1_000_000_000
   print(received, nanoseconds, max(1, peak.stop() - baseline))
 }

@@ -211,7 +211,8 @@ final class ChunkedBody: BodySource, @unchecked Sendable {
     }
     guard let range else { return nil }
     if range.count == data.count { return data }
-    return data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+    return data.subdata(
+      in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
   }
 
   func cancel() { lock.withLock { offset = data.count } }
@@ -285,7 +286,8 @@ final class SequenceBody: BodySource, @unchecked Sendable {
 }
 
 /// An iterator of any `AsyncSequence` of `Data`, as one type.
-private struct Erased<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol where Base.Element == Data {
+private struct Erased<Base: AsyncIteratorProtocol>: AsyncIteratorProtocol
+where Base.Element == Data {
   var base: Base
   mutating func next() async throws -> Data? { try await base.next() }
 }

@@ -56,7 +56,9 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
 
   /// Sets the head (once) and wakes the consumer.
   func deliver(head response: HTTPURLResponse) {
-    signal { guard head == nil else { return false }; head = response; return true }
+    signal {
+      guard head == nil else { return false }; head = response; return true
+    }
   }
 
   /// Drops the body buffered so far: a new response (after a credential) starts it again.
@@ -200,7 +202,8 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
     }
     if let timer, let deadline {
       let left = ContinuousClock.now.duration(to: deadline)
-      let nanoseconds = max(0, left.components.seconds) * 1_000_000_000
+      let nanoseconds =
+        max(0, left.components.seconds) * 1_000_000_000
         + max(0, left.components.attoseconds / 1_000_000_000)
       DispatchQueue.global().asyncAfter(
         deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), execute: timer)

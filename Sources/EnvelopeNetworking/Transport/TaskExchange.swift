@@ -120,7 +120,8 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       stream.restart()
       // A 401 with a challenge may still be answered with a credential (a new response then
       // follows), and a refused redirect is not the answer yet: their heads wait for the end.
-      let challenged = http.statusCode == 401 && http.value(forHTTPHeaderField: "WWW-Authenticate") != nil
+      let challenged =
+        http.statusCode == 401 && http.value(forHTTPHeaderField: "WWW-Authenticate") != nil
       if !challenged && !lock.withLock({ refused }) { stream.deliver(head: http) }
     }
     completionHandler(.allow)

@@ -20,7 +20,8 @@ import Testing
   }
 
   func request(_ path: String, timeout: TimeInterval = 30) throws -> URLRequest {
-    URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
+    URLRequest(
+      url: try #require(URL(string: "http://127.0.0.1:\(server.port)\(path)")),
       timeoutInterval: timeout)
   }
 
