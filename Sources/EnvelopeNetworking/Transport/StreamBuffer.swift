@@ -38,6 +38,12 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   /// Bumped by every event the consumer may wait for.
   private var version: UInt64 = 0
   private var waiter: CheckedContinuation<Void, Never>?
+  /// When the waiting consumer gives up.
+  private var waitDeadline: ContinuousClock.Instant?
+  /// The watchdog timer, its period, and whether it was started (see `watchdog(every:)`).
+  private var watch: DispatchSourceTimer?
+  private var tick: Duration?
+  private var watchStarted = false
   /// Closes the connection; called once, on `cancel()` or a timeout.
   var onCancel: (@Sendable () -> Void)? {
     get { lock.withLock { cancelHandler } }
@@ -192,46 +198,80 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
     }
   }
 
-  /// Returns when something happened after `seen`, at `deadline`, or when the task is cancelled
-  /// (then throws).
+  /// Returns when something happened after `seen`, soon after `deadline` (the watchdog), or
+  /// when the task is cancelled (then throws).
   private func waitForChange(after seen: UInt64, until deadline: ContinuousClock.Instant?)
     async throws
   {
-    let timer: DispatchWorkItem? = deadline.map { deadline in
-      DispatchWorkItem { [weak self] in self?.wake(ifStill: seen) }
-    }
-    if let timer, let deadline {
-      let left = ContinuousClock.now.duration(to: deadline)
-      let nanoseconds =
-        max(0, left.components.seconds) * 1_000_000_000
-        + max(0, left.components.attoseconds / 1_000_000_000)
-      DispatchQueue.global().asyncAfter(
-        deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), execute: timer)
-    }
-    defer { timer?.cancel() }
     await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let now: Bool = lock.withLock {
-          guard version == seen, !cancelled else { return true }
+        let (now, watch): (Bool, Duration?) = lock.withLock {
+          guard version == seen, !cancelled else { return (true, nil) }
           waiter = continuation
-          return false
+          waitDeadline = deadline
+          return (false, deadline.map { ContinuousClock.now.duration(to: $0) })
         }
         if now { continuation.resume() }
+        if let watch { watchdog(every: watch) }
       }
     } onCancel: {
-      wake(ifStill: nil)
+      wake()
     }
     try Task.checkCancellation()
   }
 
-  /// Resumes the waiting consumer (when nothing happened since `seen`, for a timer).
-  private func wake(ifStill seen: UInt64?) {
+  /// Resumes the waiting consumer.
+  private func wake() {
     let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
-      if let seen, seen != version { return nil }
       defer { self.waiter = nil }
       return self.waiter
     }
     waiter?.resume()
+  }
+
+  // MARK: - Watchdog
+
+  /// One timer per body, not one per wait (a fast stream waits for most of its chunks, and a
+  /// timer each cost a fifth of the throughput and a work item held until its deadline): it
+  /// ticks every quarter of the shortest wait asked for, and wakes a consumer whose deadline
+  /// has passed. A wait times out between its limit and a quarter more.
+  private func watchdog(every left: Duration) {
+    let period = max(.milliseconds(10), left / 4)
+    let (timer, start): (DispatchSourceTimer?, Bool) = lock.withLock {
+      if let tick, tick <= period { return (nil, false) }
+      if cancelled || end != nil { return (nil, false) }
+      tick = period
+      let timer = watch ?? DispatchSource.makeTimerSource(queue: .global())
+      watch = timer
+      defer { watchStarted = true }
+      return (timer, !watchStarted)
+    }
+    guard let timer else { return }
+    let nanoseconds = Int(period / .nanoseconds(1))
+    timer.schedule(
+      deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+    if start {
+      timer.setEventHandler { [weak self] in self?.check() }
+      timer.resume()
+    }
+  }
+
+  /// The watchdog's tick: wakes a consumer whose deadline has passed.
+  private func check() {
+    let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
+      if self.waiter == nil, cancelled || end != nil {
+        watch?.cancel()  // nothing more to wait for
+        return nil
+      }
+      guard let waitDeadline, ContinuousClock.now >= waitDeadline else { return nil }
+      defer { self.waiter = nil }
+      return self.waiter
+    }
+    waiter?.resume()
+  }
+
+  deinit {
+    watch?.cancel()
   }
 }
 
