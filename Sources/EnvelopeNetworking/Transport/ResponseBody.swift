@@ -239,7 +239,7 @@ final class SequenceBody: BodySource, @unchecked Sendable {
     if let timeout { return try await pumped().next(timeout: timeout) }
     if let buffer = lock.withLock({ pump?.buffer }) { return try await buffer.next(timeout: nil) }
     guard var iterator = takeIterator() else { return nil }
-    defer { lock.withLock { self.iterator = iterator } }
+    defer { lock.withLock { if !cancelled { self.iterator = iterator } } }
     return try await iterator.next()
   }
 

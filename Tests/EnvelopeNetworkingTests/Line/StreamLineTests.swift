@@ -106,6 +106,21 @@ struct StallingTransport: HTTPTransport {
     #expect(elapsed < .seconds(15))
   }
 
+  /// A body made from a transport's own `AsyncSequence` hands its chunks on in order, with or
+  /// without a timeout (with one, it is read ahead into the bounded buffer).
+  @Test(arguments: [nil, 5.0] as [TimeInterval?]) func aBodyFromASequenceHandsItsChunksOn(
+    _ timeout: TimeInterval?
+  ) async throws {
+    let parts = (0..<50).map { Data("part \($0)\n".utf8) }
+    let stream = AsyncStream<Data> { continuation in
+      for part in parts { continuation.yield(part) }
+      continuation.finish()
+    }
+    var body = ResponseBody(stream)
+    if let timeout { body = body.timingOut(after: timeout) }
+    #expect(try await chunks(body).reduce(Data(), +) == parts.reduce(Data(), +))
+  }
+
   /// A cacheable target's stream goes to the network every time, and leaves nothing a later
   /// ordinary call could be answered from.
   @Test func theCacheNeitherAnswersNorStoresStreams() async throws {
