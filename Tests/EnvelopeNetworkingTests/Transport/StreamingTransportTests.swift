@@ -105,16 +105,32 @@ import Testing
     #expect(elapsed < .seconds(20))
   }
 
-  /// A slow steady stream (a chunk every 0.3 s for about 2.4 s) runs longer than the 1 s timeout
-  /// without timing out: the timeout bounds each wait, not the transfer.
+  /// A slow steady stream (a chunk every 0.4 s for about 3.2 s) runs longer than the 2 s timeout
+  /// without timing out: the timeout bounds each wait, not the transfer (five times the gap, for
+  /// a busy machine).
   @Test func aSlowSteadyStreamOutlastsTheTimeout() async throws {
     let transport = URLSessionTransport()
     let streamed = try await transport.stream(
-      try request("/stream/chunks?n=9&size=20&pause=0.3", timeout: 1))
+      try request("/stream/chunks?n=9&size=20&pause=0.4", timeout: 2))
     let start = ContinuousClock.now
     let body = try await streamed.body.collect()
     #expect(body.count == 9 * 20)
-    #expect(ContinuousClock.now - start > .seconds(1))
+    #expect(ContinuousClock.now - start > .seconds(2))
+  }
+
+  /// A server that accepts and never answers times out waiting for the head.
+  @Test func aServerThatSendsNoHeadTimesOut() async throws {
+    let transport = URLSessionTransport()
+    let (outcome, elapsed) = try await timed(limit: .seconds(20)) {
+      do {
+        _ = try await transport.stream(try request("/delay?seconds=30", timeout: 1))
+        return "answered"
+      } catch let error as URLError {
+        return error.code == .timedOut ? "timedOut" : "\(error.code)"
+      }
+    }
+    #expect(outcome == "timedOut")
+    #expect(elapsed < .seconds(20))
   }
 
   /// A redirect to another origin (localhost instead of 127.0.0.1) drops `Authorization`, as
@@ -142,11 +158,11 @@ import Testing
     #expect(text.contains("kept=yes"))
   }
 
-  /// A 401 with `WWW-Authenticate` comes back at once as the 401 it is, with its body.
-  @Test(arguments: ["basic", "digest", "unknown"]) func a401WithAChallengeComesBackAsItIs(
-    _ scheme: String
-  ) async throws {
-    let transport = URLSessionTransport()
+  /// A 401 with `WWW-Authenticate` comes back at once as the 401 it is, with its body, whatever
+  /// the session (with a delegate that does not answer with a credential, too).
+  @Test(arguments: ["basic", "digest", "unknown"], SessionKind.allCases)
+  func a401WithAChallengeComesBackAsItIs(_ scheme: String, _ session: SessionKind) async throws {
+    let (transport, _) = session.transport()
     let (result, _) = try await timed(limit: .seconds(15)) {
       let streamed = try await transport.stream(
         try request("/challenge?scheme=\(scheme)", timeout: 10))
