@@ -29,7 +29,8 @@ func processStatusBytes(_ field: String) -> Int? {
 /// VmRSS (Linux); 0 elsewhere.
 func residentBytes() -> Int { processStatusBytes("VmRSS") ?? 0 }
 
-func transferBenchmark() async throws {
+/// Starts the tests' loopback server (python3) and returns its base URL and how to stop it.
+func startLoopbackServer() throws -> (base: URL, stop: () -> Void) {
   let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Tests/LoopbackServer/server.py")
@@ -41,7 +42,7 @@ func transferBenchmark() async throws {
   server.standardInput = input
   server.standardOutput = output
   try server.run()
-  defer {
+  let stop = {
     try? input.fileHandleForWriting.close()
     server.waitUntilExit()
   }
@@ -53,7 +54,16 @@ func transferBenchmark() async throws {
   }
   guard let port = Int(String(decoding: line, as: UTF8.self)),
     let base = URL(string: "http://127.0.0.1:\(port)")
-  else { throw URLError(.cannotConnectToHost) }
+  else {
+    stop()
+    throw URLError(.cannotConnectToHost)
+  }
+  return (base, stop)
+}
+
+func transferBenchmark() async throws {
+  let (base, stop) = try startLoopbackServer()
+  defer { stop() }
   let file = FileManager.default.temporaryDirectory.appendingPathComponent(
     "EnvelopeBenchmarks-\(UUID().uuidString).bin")
   defer { try? FileManager.default.removeItem(at: file) }

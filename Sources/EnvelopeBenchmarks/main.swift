@@ -130,6 +130,20 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-small") {
   exit(0)
 }
 
+if let flag = CommandLine.arguments.firstIndex(of: "--stream-child"),
+  flag + 3 < CommandLine.arguments.count, let bytes = Int(CommandLine.arguments[flag + 3]),
+  let base = URL(string: CommandLine.arguments[flag + 2])
+{
+  try await streamChild(CommandLine.arguments[flag + 1], base: base, bytes: bytes)
+  exit(0)
+}
+
+if let flag = CommandLine.arguments.firstIndex(of: "--stream") {
+  let megabytes = CommandLine.arguments.dropFirst(flag + 1).first.flatMap { Int($0) } ?? 500
+  try streamBenchmark(bytes: megabytes << 20)
+  exit(0)
+}
+
 if CommandLine.arguments.contains("--transfer") {
   try await transferBenchmark()
   exit(0)

@@ -24,6 +24,7 @@ COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
 SEEN = set()
 HITS = {}  # key -> {"count": n, "conditional": m}
+GATES = {}  # /stream/gate id -> threading.Event
 
 
 def hit(key, conditional=False):
@@ -155,6 +156,8 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(piece)
                 if pause:
                     time.sleep(pause)
+        elif route.startswith("/stream/"):
+            self.stream(route, dict(parse_qsl(url.query)))
         elif route == "/upload":
             received = 0
             while received < length:
@@ -402,6 +405,62 @@ class Handler(BaseHTTPRequestHandler):
             }})
         else:
             self.send(404, b"no route", "text/plain")
+
+    def stream(self, route, query):
+        """Chunked bodies (Transfer-Encoding: chunked, no Content-Length) for streaming tests.
+
+        /stream/chunks?n=N&size=S&pause=P: N chunks of S bytes (`chunk i:` then dots, the last
+          byte a newline), P seconds apart.
+        /stream/gate?id=X: one chunk, then waits (up to 20 s) for /stream/release?id=X, then one more.
+        /stream/stall?seconds=S: one chunk, then nothing for S seconds, then one more.
+        /stream/endless?id=X: a 1 KB chunk every 10 ms until the client goes; the disconnect is
+          counted as `disconnect-X` (see /count).
+        /stream/release?id=X: opens the gate X.
+        """
+        ident = query.get("id", "")
+        if route == "/stream/release":
+            with COUNTER_LOCK:
+                GATES.setdefault(ident, threading.Event()).set()
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", query.get("type", "application/octet-stream"))
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+        def chunk(data):
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+        def numbered(i, size):
+            text = ("chunk %d:" % i).encode()
+            return (text + b"." * max(0, size - len(text) - 1) + b"\n")[:max(size, 1)]
+
+        try:
+            if route == "/stream/chunks":
+                n, size, pause = int(query.get("n", "3")), int(query.get("size", "16")), float(query.get("pause", "0"))
+                for i in range(n):
+                    if i and pause:
+                        time.sleep(pause)
+                    chunk(numbered(i, size))
+            elif route == "/stream/gate":
+                chunk(b"first\n")
+                with COUNTER_LOCK:
+                    gate = GATES.setdefault(ident, threading.Event())
+                gate.wait(20)
+                chunk(b"second\n")
+            elif route == "/stream/stall":
+                chunk(b"first\n")
+                time.sleep(float(query.get("seconds", "10")))
+                chunk(b"second\n")
+            elif route == "/stream/endless":
+                block = b"y" * 1023 + b"\n"
+                while True:
+                    chunk(block)
+                    time.sleep(0.01)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            hit("disconnect-" + ident)
+            self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = handle_any
 

@@ -67,6 +67,14 @@ struct CacheTransport: LineTransport {
     }
   }
 
+  /// Streams pass on: the cache neither answers nor stores them (a stream is read once, as it
+  /// arrives; keeping it would hold the whole body).
+  nonisolated(nonsending) func stream(_ request: URLRequest, in exchange: Exchange?)
+    async throws -> StreamedResponse
+  {
+    try await next.stream(request, in: exchange)
+  }
+
   // MARK: - Storing and removing
 
   /// Keeps a decoded 2xx network response, unless it says `no-store`. A failed write only means

@@ -25,6 +25,14 @@ public struct StubResponse: Sendable {
   let source: Source
   let status: Int
   let headers: [String: String]
+  /// How a stream of this stub hands its body out; nil for one chunk.
+  var chunking: StreamChunking?
+
+  init(source: Source, status: Int, headers: [String: String]) {
+    self.source = source
+    self.status = status
+    self.headers = headers
+  }
 
   /// A fixture file below the provider's fixture folder (`Provider.fixtures`: the folder given,
   /// else `ENVELOPEKIT_FIXTURES`, else the nearest `Fixtures/` above the source file that made
@@ -54,6 +62,24 @@ public struct StubResponse: Sendable {
     -> StubResponse
   {
     StubResponse(source: .body(data), status: status, headers: headers)
+  }
+
+  /// The same stub, streamed in chunks of `size` bytes with `delay` between them (a call that
+  /// reads the whole body gets it whole, without the delays): to test events or lines split
+  /// across chunks.
+  ///
+  /// ```swift
+  /// var sample: StubResponse { .fixture("chat.sse").chunked(size: 7, delay: .milliseconds(5)) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - size: the bytes of each chunk; a value below 1 counts as 1.
+  ///   - delay: the wait before each chunk after the first.
+  /// - Returns: the stub.
+  public func chunked(size: Int, delay: Duration = .zero) -> StubResponse {
+    var stub = self
+    stub.chunking = StreamChunking(size: size, delay: delay)
+    return stub
   }
 
   /// A transport failure, e.g. `URLError(.notConnectedToInternet)`.

@@ -31,6 +31,25 @@ struct StubTransport<Target: TargetType>: LineTransport {
       statusCode: answer.status, headers: answer.headers, data: answer.body, request: request)
   }
 
+  /// The stub's answer as a stream (its body in the sample's chunks, after its delays), or the
+  /// next transport's stream when the target is not stubbed.
+  nonisolated(nonsending) func stream(_ request: URLRequest, in exchange: Exchange?)
+    async throws -> StreamedResponse
+  {
+    guard let stub = stub(for: exchange) else {
+      return try await next.stream(request, in: exchange)
+    }
+    let answer = try stub.sample.resolve(fixtures: fixtures)
+    if case .delayed(let delay) = stub.behavior { try await Task.sleep(for: delay) }
+    if let delay = answer.delay { try await Task.sleep(for: delay) }
+    if let failure = answer.failure { throw failure }
+    let http = try HTTPURLResponse.answer(
+      to: request, status: answer.status, headers: answer.headers)
+    return StreamedResponse(
+      response: http,
+      body: ResponseBody(answer.body, chunking: stub.sample.chunking ?? .whole))
+  }
+
   /// A stubbed download writes the sample's body to the file.
   func download(_ request: URLRequest, to file: URL, progress: @escaping TransferProgress)
     async throws -> HTTPURLResponse
@@ -105,6 +124,10 @@ protocol LineTransport: HTTPTransport {
     async throws -> Response
   /// Where downloads and uploads go (the line never caches or times them).
   var transfers: any HTTPTransport { get }
+  /// The streamed response to `request` for an attempt: each stage's rule for streams (stubs
+  /// stream their sample, the cache passes streams on, the timeout applies between chunks).
+  nonisolated(nonsending) func stream(_ request: URLRequest, in exchange: Exchange?)
+    async throws -> StreamedResponse
 }
 
 extension LineTransport {
@@ -114,6 +137,11 @@ extension LineTransport {
     let http = try HTTPURLResponse.answer(
       to: request, status: response.statusCode, headers: response.headers)
     return (response.data, http)
+  }
+
+  /// The streamed answer of `stream(_:in:)`, for the call `Exchange.current` is.
+  func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    try await stream(request, in: Exchange.current)
   }
 
   /// Hands the download on to `transfers`.

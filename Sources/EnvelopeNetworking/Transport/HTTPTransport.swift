@@ -44,6 +44,27 @@ public protocol HTTPTransport: Sendable {
   /// - Throws: `URLError`, `CancellationError`, or a file error.
   func upload(_ request: URLRequest, fromFile file: URL, progress: @escaping TransferProgress)
     async throws -> (Data, HTTPURLResponse)
+  /// Sends `request` and returns as soon as the head (status, headers, final URL) has come,
+  /// with the body still arriving. The default sends and answers the whole body as one chunk;
+  /// `URLSessionTransport` streams it.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the head and the body.
+  /// - Throws: `URLError`, or `CancellationError` when the calling task is cancelled.
+  func stream(_ request: URLRequest) async throws -> StreamedResponse
+}
+
+extension HTTPTransport {
+  /// Sends the request and answers the whole body as one chunk: the default for transports
+  /// that cannot stream.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the head and the body (one chunk).
+  /// - Throws: the transport's errors.
+  public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    let (data, response) = try await send(request)
+    return StreamedResponse(response: response, body: ResponseBody(data))
+  }
 }
 
 /// The transport over `URLSession`, on Linux (FoundationNetworking) and Apple platforms.
@@ -133,6 +154,24 @@ public struct URLSessionTransport: HTTPTransport {
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     try await exchange(request)
   }
+
+  /// Sends `request` and returns once the head has come, the body streaming as it arrives;
+  /// redirects, the credential rule and a 401 as for `send(_:)`.
+  ///
+  /// The body keeps at most a few megabytes in memory, the rest in a temporary file until it is
+  /// read, so memory stays flat however large the body and however slow the consumer (on Linux,
+  /// FoundationNetworking reads the socket as fast as the network allows: the file absorbs what
+  /// the consumer has not read yet). Leaving the loop over the body, or cancelling its task,
+  /// cancels the data task, which closes the connection. `request.timeoutInterval` bounds the
+  /// wait for the head and each wait for a chunk (`URLError(.timedOut)`), not the whole
+  /// transfer.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the head and the body.
+  /// - Throws: `URLError`, or `CancellationError` when cancelled.
+  public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    try await streamedExchange(request)
+  }
 }
 
 /// The last transport of a provider's line before yours: fails a request with
@@ -161,6 +200,29 @@ struct TimedTransport: LineTransport {
       statusCode: http.statusCode, headers: http.stringHeaders, data: data, request: request)
     response.metrics = recorder.withLock { $0 }
     return response
+  }
+
+  /// Your transport's streamed answer: `URLError(.timedOut)` when the head, or any chunk after
+  /// it, takes longer than the target's `timeout`; a slow steady stream runs as long as it sends.
+  nonisolated(nonsending) func stream(_ request: URLRequest, in exchange: Exchange?)
+    async throws -> StreamedResponse
+  {
+    let seconds = exchange?.target.timeout ?? request.timeoutInterval
+    return try await Exchange.$current.withValue(exchange) {
+      guard seconds.isFinite else { return try await base.stream(request) }
+      let streamed = try await withThrowingTaskGroup(of: StreamedResponse.self) { group in
+        group.addTask { try await base.stream(request) }
+        group.addTask {
+          try await Task.sleep(for: Timeout.duration(seconds))
+          throw URLError(.timedOut)
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw URLError(.unknown) }
+        return first
+      }
+      return StreamedResponse(
+        response: streamed.response, body: streamed.body.timingOut(after: seconds))
+    }
   }
 
   /// Your transport's answer, or `URLError(.timedOut)` after `seconds` (none when infinite).

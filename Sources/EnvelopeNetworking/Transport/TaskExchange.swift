@@ -4,9 +4,10 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// One task of `URLSessionTransport`: keeps the body (in memory, or written to a part file as it
-/// arrives), reports the progress of one direction, answers redirects through the
-/// `RedirectGuard`, and resumes the transport once.
+/// One task of `URLSessionTransport`: keeps the body (in memory, written to a part file as it
+/// arrives, or handed to a `StreamBuffer` as it arrives), reports the progress of one direction,
+/// answers redirects through the `RedirectGuard`, and resumes the transport once (a stream: hands
+/// out the head once, then ends the buffer once).
 ///
 /// On Apple platforms it is the task's delegate and passes each callback on to the session's
 /// delegate; on Linux, where a task's own delegate is not told about data or completion, the
@@ -46,6 +47,8 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   private let destination: URL?
   private let part: URL?
   private var continuation: Continuation?
+  /// A streamed exchange's buffer: the head and the chunks go there as they arrive.
+  private let stream: StreamBuffer?
   private var body = Data()
   private var handle: FileHandle?
   private var written: Int64 = 0
@@ -68,12 +71,29 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     hasBody: Bool, destination: URL?, progress: Progress, redirectGuard: RedirectGuard,
     continuation: Continuation
   ) {
+    self.stream = nil
     self.hasBody = hasBody
     self.destination = destination
     self.part = destination.map { $0.appendingPathExtension("part-\(UUID().uuidString)") }
     self.progress = progress
     self.redirectGuard = redirectGuard
     self.continuation = continuation
+  }
+
+  /// A streamed exchange: the head, the chunks and the end go to `stream`.
+  ///
+  /// - Parameters:
+  ///   - hasBody: whether the request has a body the transport can send again on a 307 or 308.
+  ///   - redirectGuard: the redirect rule.
+  ///   - stream: where the head and body go.
+  init(hasBody: Bool, redirectGuard: RedirectGuard, stream: StreamBuffer) {
+    self.hasBody = hasBody
+    self.destination = nil
+    self.part = nil
+    self.progress = .none
+    self.redirectGuard = redirectGuard
+    self.continuation = nil
+    self.stream = stream
   }
 
   // MARK: - Delegate callbacks
@@ -116,6 +136,14 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       if let handle { try? handle.truncate(atOffset: 0) }
       expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
     }
+    if let stream, let http = response as? HTTPURLResponse {
+      stream.restart()
+      // A 401 with a challenge may still be answered with a credential (a new response then
+      // follows), and a refused redirect is not the answer yet: their heads wait for the end.
+      let challenged =
+        http.statusCode == 401 && http.value(forHTTPHeaderField: "WWW-Authenticate") != nil
+      if !challenged && !lock.withLock({ refused }) { stream.deliver(head: http) }
+    }
     completionHandler(.allow)
     #if !canImport(FoundationNetworking)
       (session.delegate as? URLSessionDataDelegate)?.urlSession?(
@@ -127,6 +155,10 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     let report: (Int64, Int64?)? = lock.withLock {
       counted.received += Int64(data.count)
       guard failure == nil, !refused else { return nil }
+      if let stream {
+        stream.append(data)
+        return nil
+      }
       guard let part else {
         body.append(data)
         return nil
@@ -195,6 +227,14 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// Resumes the transport once: the body and response, or the error; a download's part file
   /// becomes the destination, or goes.
   private func finish(_ response: HTTPURLResponse?, error: (any Error)?) {
+    if let stream {
+      let refused: Bool = lock.withLock { self.refused }
+      // A refused redirect's body is not the answer's: the head alone, the transport decides.
+      if refused { stream.restart() }
+      if let response, error == nil { stream.deliver(head: response) }
+      stream.finish(error: error.map { ($0 as? URLError) ?? URLError(.unknown) })
+      return
+    }
     let (continuation, outcome): (Continuation?, Result<(Data, HTTPURLResponse), any Error>) =
       lock.withLock {
         guard let continuation = self.continuation else {

@@ -34,25 +34,90 @@ extension URLSessionTransport {
       let (data, response) = try await run(
         request, uploading: file, to: destination, progress: progress, hasBody: hasBody, in: box)
       if recorder != nil { measure.add(box.counts, body: request.httpBody) }
-      // The hop that got `response` is the one the session sent last: after a 303 (or a 301 or
-      // 302 that made the POST a GET) it has no body, and nor has the rest of the chain.
-      var hop = box.sent ?? request
-      if hasBody && !RedirectGuard.sameMethod(hop, request) {
-        hasBody = false
-        file = nil
-      }
-      hop.httpBody = hasBody ? request.httpBody : nil
       guard
-        let next = redirectGuard.resend(
-          hop, after: response, hasBody: hasBody, origins: [first, request.url])
+        let next = nextHop(
+          after: response, sent: box.sent, request: request, first: first, hasBody: &hasBody)
       else {
         recorder?.withLock { $0 = measure.metrics }
         return (data, response)
       }
       measure.redirects += 1
+      if !hasBody { file = nil }
       request = next
     }
     throw URLError(.httpTooManyRedirects)
+  }
+
+  /// Sends `request` and returns once the head of the answer has come, with the body streaming:
+  /// the path of `exchange(_:)` (the same redirects and credential rule, a 401 as it is), one
+  /// task per hop, with the body handed to a `StreamBuffer` as it arrives.
+  ///
+  /// - Parameter request: the request; its `timeoutInterval` bounds the wait for the head and
+  ///   each wait for a chunk.
+  /// - Returns: the head and the body.
+  /// - Throws: `URLError` (`.timedOut`, `.httpTooManyRedirects`), `CancellationError`.
+  func streamedExchange(_ request: URLRequest) async throws -> StreamedResponse {
+    var hasBody = request.httpBody != nil
+    var request = request
+    let first = request.url
+    let timeout = Self.waitLimit(request.timeoutInterval)
+    for _ in 0...RedirectGuard.maximumRedirects {
+      let box = TaskBox()
+      let buffer = StreamBuffer()
+      buffer.onCancel = { box.cancel() }
+      let response = try await head(request, hasBody: hasBody, into: buffer, in: box, timeout)
+      guard
+        let next = nextHop(
+          after: response, sent: box.sent, request: request, first: first, hasBody: &hasBody)
+      else {
+        return StreamedResponse(
+          response: response, body: ResponseBody(source: buffer, timeout: timeout))
+      }
+      buffer.cancel()
+      request = next
+    }
+    throw URLError(.httpTooManyRedirects)
+  }
+
+  /// The request to send after `response` (a 307 or 308 the session was told not to follow),
+  /// or nil when `response` is the answer. The hop that got `response` is the one the session
+  /// sent last (`sent`): after a 303 (or a 301 or 302 that made the POST a GET) it has no body,
+  /// and nor has the rest of the chain (`hasBody` becomes false).
+  private func nextHop(
+    after response: HTTPURLResponse, sent: URLRequest?, request: URLRequest, first: URL?,
+    hasBody: inout Bool
+  ) -> URLRequest? {
+    var hop = sent ?? request
+    if hasBody && !RedirectGuard.sameMethod(hop, request) { hasBody = false }
+    hop.httpBody = hasBody ? request.httpBody : nil
+    return redirectGuard.resend(
+      hop, after: response, hasBody: hasBody, origins: [first, request.url])
+  }
+
+  /// A request's `timeoutInterval` as the longest wait for a head or a chunk; nil for none.
+  static func waitLimit(_ seconds: TimeInterval) -> Duration? {
+    guard seconds > 0, seconds < Timeout.longest else { return nil }
+    return Timeout.duration(seconds)
+  }
+
+  /// One streamed task, kept in `box`, its head awaited; cancelling the calling task cancels it.
+  private func head(
+    _ request: URLRequest, hasBody: Bool, into buffer: StreamBuffer, in box: TaskBox,
+    _ timeout: Duration?
+  ) async throws -> HTTPURLResponse {
+    #if canImport(FoundationNetworking)
+      guard SessionCompanion.of(session).ownerIsValid else { throw URLError(.cancelled) }
+    #endif
+    let exchange = TaskExchange(hasBody: hasBody, redirectGuard: redirectGuard, stream: buffer)
+    let task = makeTask(request, uploading: nil, exchange: exchange)
+    box.set(task)
+    task.resume()
+    do {
+      return try await buffer.head(timeout: timeout)
+    } catch {
+      buffer.cancel()
+      throw error
+    }
   }
 
   /// One task, kept in `box` (with what it moved); cancelling the calling task cancels it.

@@ -152,6 +152,31 @@ public struct CassetteTransport: HTTPTransport {
     return (data, response)
   }
 
+  /// Answers from the cassette in order as a stream (the recorded body in one chunk), or
+  /// streams and records: the interaction is appended once the body has been read (the whole
+  /// body, or what the consumer read when it stopped early; a body that fails is not recorded).
+  /// A cassette that cannot be written fails the body's last `next()`.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the head and the body.
+  /// - Throws: the errors of `send(_:)`.
+  public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    guard tape.isRecording else {
+      let (data, response) = try await send(request)
+      return StreamedResponse(response: response, body: ResponseBody(data))
+    }
+    let key = Interaction.Request(request, redacting: redaction.numbering(tape.numbers))
+    let streamed = try await base.stream(request)
+    let response = streamed.response
+    let body = streamed.body.recording { data in
+      let interaction = RecordingTransport.interaction(
+        request, key: key, body: data, response: response)
+      let count = try tape.append(interaction) { try write($0) }
+      if mode == .failed, count == 1 { RecordingIssue.report(recorded: file, at: site) }
+    }
+    return StreamedResponse(response: response, body: body)
+  }
+
   private func write(_ interactions: [Interaction]) throws {
     var object = JSONObject()
     let numbered = redaction.numbering(tape.numbers)

@@ -51,6 +51,8 @@ public struct RecordingTransport: HTTPTransport {
   private let run = RecordingRun()
   /// Answers from the folder, numbering secrets with this run's numbers.
   private let replay: ReplayTransport
+  /// How `stream(_:)` hands a replayed body out: one chunk by default.
+  public var chunking: StreamChunking { replay.chunking }
 
   /// The headers never written.
   public static let volatileHeaders: Set<String> = [
@@ -69,6 +71,8 @@ public struct RecordingTransport: HTTPTransport {
   ///   - redactingFields: more JSON keys whose values are redacted in recorded bodies.
   ///   - revealing: names a default redacts that the recorded flow needs in clear (see
   ///     `Redaction.init(headers:queryItems:fields:revealing:)`).
+  ///   - chunking: how `stream(_:)` hands a replayed body out (chunk size and delay); one chunk
+  ///     by default.
   ///   - onWriteFailure: receives a recording that could not be written; by default it is
   ///     printed to standard error.
   ///   - fileID: the caller's `#fileID`.
@@ -80,6 +84,7 @@ public struct RecordingTransport: HTTPTransport {
     wrapping base: any HTTPTransport = URLSessionTransport(), folder: URL, mode: RecordMode? = nil,
     redactingHeaders: Set<String> = [], redactingQueryItems: Set<String> = [],
     redactingFields: Set<String> = [], revealing: Set<String> = [],
+    chunking: StreamChunking = .whole,
     onWriteFailure: @escaping @Sendable (RecordingWriteError) -> Void = {
       FileHandle.standardError.write(Data("EnvelopeKit: \($0)\n".utf8))
     },
@@ -94,7 +99,8 @@ public struct RecordingTransport: HTTPTransport {
       revealing: revealing)
     self.onWriteFailure = onWriteFailure
     self.site = TestSite(fileID: fileID, filePath: filePath, line: line, column: column)
-    self.replay = ReplayTransport(folder: folder, redacting: redaction, numbers: run.numbers)
+    self.replay = ReplayTransport(
+      folder: folder, redacting: redaction, numbers: run.numbers, chunking: chunking)
   }
 
   /// The redaction with this run's numbering: what keys and files are made with.
@@ -121,6 +127,39 @@ public struct RecordingTransport: HTTPTransport {
       RecordingIssue.report(recorded: file(for: key, occurrence: occurrence), at: site)
     }
     return answer
+  }
+
+  /// Replays or streams `request` as the mode says. A streamed answer is recorded when its body
+  /// has been read: the whole body, written redacted as every recording is; when the consumer
+  /// stops early, the bytes it read (a replay hands out what it saw). A body that fails is not
+  /// recorded. A replay streams the recorded body in `chunking`'s chunks.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the head and the body (as received, not redacted, when sent).
+  /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
+  public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    let key = Interaction.Request(request, redacting: numbered)
+    let occurrence = run.asked.next(key.withoutCredentials)
+    if mode == .never || (mode != .all && !run.wasRecorded(key.withoutCredentials)) {
+      switch try replay.lookup(key) {
+      case .success(let interaction):
+        let (data, response) = try await replay.play(request, interaction)
+        return StreamedResponse(
+          response: response, body: ResponseBody(data, chunking: replay.chunking))
+      case .failure(let missing):
+        if mode == .never { throw missing }
+      }
+    }
+    let streamed = try await base.stream(request)
+    run.recorded(key.withoutCredentials)
+    let response = streamed.response
+    let body = streamed.body.recording { data in
+      write(request, key: key, occurrence: occurrence, body: data, response: response)
+    }
+    if mode == .failed {
+      RecordingIssue.report(recorded: file(for: key, occurrence: occurrence), at: site)
+    }
+    return StreamedResponse(response: response, body: body)
   }
 
   /// The interaction to record for an exchange: request and response headers without the
@@ -158,6 +197,15 @@ public struct RecordingTransport: HTTPTransport {
   {
     let (data, response) = try await base.send(request)
     run.recorded(key.withoutCredentials)
+    write(request, key: key, occurrence: occurrence, body: data, response: response)
+    return (data, response)
+  }
+
+  /// Writes the interaction file of an exchange, redacted.
+  private func write(
+    _ request: URLRequest, key: Interaction.Request, occurrence: Int, body data: Data,
+    response: HTTPURLResponse
+  ) {
     var interaction = Self.interaction(request, key: key, body: data, response: response)
     interaction.occurrence = occurrence
     let file = file(for: key, occurrence: occurrence)
@@ -167,7 +215,6 @@ public struct RecordingTransport: HTTPTransport {
     } catch {
       onWriteFailure(RecordingWriteError(request: key, file: file, underlying: error))
     }
-    return (data, response)
   }
 }
 

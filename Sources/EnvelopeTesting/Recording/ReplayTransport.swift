@@ -33,21 +33,31 @@ public struct ReplayTransport: HTTPTransport {
   private let asked = AskCounter()
   /// The numbers this transport gave the secrets it met.
   private let numbers: SecretNumbers
+  /// How `stream(_:)` hands a recorded body out: one chunk by default.
+  public let chunking: StreamChunking
 
   /// Creates a transport over a folder.
   ///
   /// - Parameters:
   ///   - folder: the recordings.
   ///   - redaction: the redaction the recordings were made with; the defaults when omitted.
-  public init(folder: URL, redacting redaction: Redaction = .default) {
-    self.init(folder: folder, redacting: redaction, numbers: SecretNumbers())
+  ///   - chunking: how `stream(_:)` hands a recorded body out (chunk size and delay, to test a
+  ///     parser on chunks split anywhere); one chunk by default.
+  public init(
+    folder: URL, redacting redaction: Redaction = .default, chunking: StreamChunking = .whole
+  ) {
+    self.init(folder: folder, redacting: redaction, numbers: SecretNumbers(), chunking: chunking)
   }
 
   /// A transport that numbers secrets with `numbers` (a recording transport's, shared with it).
-  init(folder: URL, redacting redaction: Redaction, numbers: SecretNumbers) {
+  init(
+    folder: URL, redacting redaction: Redaction, numbers: SecretNumbers,
+    chunking: StreamChunking = .whole
+  ) {
     self.folder = folder
     self.redaction = redaction
     self.numbers = numbers
+    self.chunking = chunking
   }
 
   /// Answers `request` from its recording, after the recorded delay; a recorded transport error
@@ -59,6 +69,18 @@ public struct ReplayTransport: HTTPTransport {
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
     let key = Interaction.Request(request, redacting: redaction.numbering(numbers))
     return try await play(request, try lookup(key).get())
+  }
+
+  /// Answers `request` from its recording as a stream: the recorded body in `chunking`'s chunks,
+  /// after the recorded delay.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the recorded head and body.
+  /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
+  public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    let key = Interaction.Request(request, redacting: redaction.numbering(numbers))
+    let (data, response) = try await play(request, try lookup(key).get())
+    return StreamedResponse(response: response, body: ResponseBody(data, chunking: chunking))
   }
 
   /// Plays `interaction` back, noting the numbered secrets it hands out.
