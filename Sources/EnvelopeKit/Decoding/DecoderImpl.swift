@@ -460,3 +460,17 @@ enum ScalarKind: CaseIterable {
     }
   }
 }
+
+extension DecoderImpl {
+  /// Decodes the document as element `index` of a stream and hands it to `keep`: its coding
+  /// path and report paths start with `[index]`, and an unusable value is dropped (reported
+  /// `dropped` at `[index]`) as an element of a whole-body array is.
+  func decodeElement<T: Decodable>(
+    _ type: T.Type, index: Int, _ keep: (consuming T) -> Void
+  ) throws {
+    let position = DecodingPosition(
+      parent: self.position.parent, index: 0, key: AnyCodingKey(intValue: index),
+      allowsFallback: false, type: type)
+    try element(type, at: position, keep)
+  }
+}

@@ -99,19 +99,32 @@ final class JSONDocument: @unchecked Sendable {
       }
       let bytes = UnsafeBufferPointer(
         start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
-      var document: JSONDocument
-      do throws(JSONReaderError) {
-        document = try JSONDocument(
-          bytes: bytes, isOwned: false, maxDepth: maxDepth,
-          allowsTrailingCommas: allowsTrailingCommas)
-      } catch {
-        throw readerError(error)
-      }
-      defer {
-        if !isKnownUniquelyReferenced(&document) { document.ownBytes() }
-      }
-      return try body(document)
+      return try scanning(
+        bytes: bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+        readerError: readerError, body)
     }
+  }
+
+  /// Scans UTF-8 `bytes` without copying them and calls `body` with the document; as
+  /// `scanning(_:maxDepth:allowsTrailingCommas:readsUTF16And32:readerError:_:)`, for bytes
+  /// that are not a `Data` (a frame of a stream, borrowed from its chunk).
+  static func scanning<R>(
+    bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool = false,
+    readerError: (JSONReaderError) -> any Error = { $0 },
+    _ body: (JSONDocument) throws -> R
+  ) throws -> R {
+    var document: JSONDocument
+    do throws(JSONReaderError) {
+      document = try JSONDocument(
+        bytes: bytes, isOwned: false, maxDepth: maxDepth,
+        allowsTrailingCommas: allowsTrailingCommas)
+    } catch {
+      throw readerError(error)
+    }
+    defer {
+      if !isKnownUniquelyReferenced(&document) { document.ownBytes() }
+    }
+    return try body(document)
   }
 
   /// A reader error about the value at token `index`, with its line and column.
