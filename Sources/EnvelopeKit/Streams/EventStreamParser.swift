@@ -63,7 +63,8 @@ package struct EventStreamParser {
     if var held = head {
       // The stream's first bytes: a byte order mark is dropped, whatever else is content.
       var taken = 0
-      while taken < bytes.count && held.count < 3 && bytes[taken] == Self.byteOrderMark[held.count] {
+      while taken < bytes.count && held.count < 3 && bytes[taken] == Self.byteOrderMark[held.count]
+      {
         held.append(bytes[taken])
         taken += 1
       }

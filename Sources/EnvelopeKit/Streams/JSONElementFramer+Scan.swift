@@ -63,7 +63,8 @@ extension JSONElementFramer {
         case ASCII.lowerT, ASCII.lowerF, ASCII.lowerN:
           beginValue(at: index, byte)
           literalBytes =
-            byte == ASCII.lowerT ? Self.trueBytes : byte == ASCII.lowerF ? Self.falseBytes : Self.nullBytes
+            byte == ASCII.lowerT
+            ? Self.trueBytes : byte == ASCII.lowerF ? Self.falseBytes : Self.nullBytes
           literalMatched = 1
           state = .literal
           index += 1

@@ -171,7 +171,8 @@ import Testing
       name: "BOM only at the start", stream: "\u{FEFF}data: \u{FEFF}x\n\n",
       events: [Seen(event: nil, id: nil, retry: nil, data: "\u{FEFF}x")]),
     Case(
-      name: "a second BOM is content (a field named BOM+data)", stream: "\u{FEFF}\u{FEFF}data: x\n\n",
+      name: "a second BOM is content (a field named BOM+data)",
+      stream: "\u{FEFF}\u{FEFF}data: x\n\n",
       events: []),
   ]
 
@@ -179,7 +180,8 @@ import Testing
   func caseParsesAsTheStandardSays(_ item: Case) {
     let bytes = Array(item.stream.utf8)
     for offset in 0...bytes.count {
-      #expect(Self.parse(Chunks.split(bytes, at: offset)).events == item.events, "split at \(offset)")
+      #expect(
+        Self.parse(Chunks.split(bytes, at: offset)).events == item.events, "split at \(offset)")
     }
   }
 

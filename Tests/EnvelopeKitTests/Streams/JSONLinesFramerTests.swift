@@ -75,7 +75,8 @@ import Testing
     let error = try #require(
       throws: DecodingError.self,
       performing: {
-        try decoder.decodeFrame(Row.self, from: Data("{\"id\":2,\"price\":\"x\"}".utf8), index: 1532)
+        try decoder.decodeFrame(
+          Row.self, from: Data("{\"id\":2,\"price\":\"x\"}".utf8), index: 1532)
       })
     guard case .typeMismatch(_, let context) = error else {
       Issue.record("expected typeMismatch, got \(error)")
@@ -94,7 +95,9 @@ import Testing
   @Test func malformedLineIsDataCorruptedAtItsIndex() throws {
     let error = try #require(
       throws: DecodingError.self,
-      performing: { try LenientDecoder().decodeFrame(Row.self, from: Data("{\"id\":".utf8), index: 3) })
+      performing: {
+        try LenientDecoder().decodeFrame(Row.self, from: Data("{\"id\":".utf8), index: 3)
+      })
     guard case .dataCorrupted(let context) = error else {
       Issue.record("expected dataCorrupted, got \(error)")
       return
