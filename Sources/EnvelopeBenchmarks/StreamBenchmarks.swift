@@ -59,12 +59,13 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   }
   ndjsonRows.add("JSONLinesFramer + decodeFrame") {
     var framer = JSONLinesFramer()
+    let frames = FrameDecoder(decoder)
     try chunks(of: ndjson, size: chunkSize) { chunk in
       try framer.feed(chunk) { line in
-        _ = try decoder.decodeFrame(StreamRow.self, from: line.bytes, index: line.index)
+        _ = try frames.decode(StreamRow.self, from: line.bytes, index: line.index)
       }
     }
-    try framer.finish { _ = try decoder.decodeFrame(StreamRow.self, from: $0.bytes, index: $0.index) }
+    try framer.finish { _ = try frames.decode(StreamRow.self, from: $0.bytes, index: $0.index) }
   }
   ndjsonRows.add("JSONLinesFramer alone") {
     var framer = JSONLinesFramer()
@@ -81,9 +82,10 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   }
   elementRows.add("JSONElementFramer + decodeFrame") {
     var framer = JSONElementFramer(elementsAt: "items", in: .default)
+    let frames = FrameDecoder(decoder)
     try chunks(of: envelope, size: chunkSize) { chunk in
       try framer.feed(chunk) { element in
-        _ = try decoder.decodeFrame(StreamRow.self, from: element.bytes, index: element.index)
+        _ = try frames.decode(StreamRow.self, from: element.bytes, index: element.index)
       }
     }
     try framer.finish()
@@ -117,10 +119,11 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   }
   eventRows.add("EventStreamParser + decodeFrame") {
     var parser = EventStreamParser()
+    let frames = FrameDecoder(decoder)
     var index = 0
     try chunks(of: stream, size: chunkSize) { chunk in
       try parser.feed(chunk) { event in
-        _ = try decoder.decodeFrame(StreamRow.self, from: event.data, index: index)
+        _ = try frames.decode(StreamRow.self, from: event.data, index: index)
         index += 1
       }
     }

@@ -60,6 +60,20 @@ final class JSONDocument: @unchecked Sendable {
     input = Input(bytes: bytes, isOwned: isOwned)
   }
 
+  /// A document holding `null`: where a decoder stands between the frames of a stream
+  /// (`FrameDecoder`), so that it keeps no frame's document alive.
+  static let placeholder = JSONDocument(null: ())
+
+  private init(null: ()) {
+    let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4)
+    _ = storage.initialize(from: "null".utf8)
+    let tape = UnsafeMutableBufferPointer<JSONToken>.allocate(capacity: 1)
+    tape.initialize(repeating: JSONToken(kind: .null, start: 0, end: 4, next: 1))
+    tokens = UnsafeBufferPointer(tape)
+    tapeCapacity = 1
+    input = Input(bytes: UnsafeBufferPointer(storage), isOwned: true)
+  }
+
   /// Scans `data` without copying it and calls `body` with the document.
   ///
   /// The bytes are borrowed from `data` for the call (at 100 MB the copy was a sixth of the
