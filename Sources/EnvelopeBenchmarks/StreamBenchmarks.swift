@@ -146,5 +146,6 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   check(
     elementTimes[0] / elementTimes[1] >= 0.8,
     "elements framing+decoding at least 0.8x whole-body decodeEnvelope")
-  check(eventTimes[0] / eventTimes[1] >= 0.8, "SSE framing+decoding at least 0.8x decoding payloads")
+  check(
+    eventTimes[0] / eventTimes[1] >= 0.8, "SSE framing+decoding at least 0.8x decoding payloads")
 }

@@ -22,11 +22,45 @@ import Foundation
 /// ```swift
 /// var parser = EventStreamParser()
 /// for chunk in chunks {
-///   parser.feed(chunk) { event in if event.hasData("[DONE]") { /* stop */ } }
+///   parser.feed(chunk) { event in
+///     if event.hasData("[DONE]") { /* stop */ }
+///     let value = event.with(data: try frames.decode(T.self, from: event.data, index: n))
+///   }
 /// }
 /// parser.finish()
 /// ```
 package struct EventStreamParser {
+  /// A dispatched event, its data borrowed for the call to the handler.
+  package struct Event {
+    /// The event type; nil for the default (`message`).
+    package let event: String?
+    /// The last event ID, nil when there is none.
+    package let id: String?
+    /// The reconnection time this event's block set, if any.
+    package let retry: Duration?
+    /// The data (the `data` lines joined with LF), valid only during the call.
+    package let data: UnsafeBufferPointer<UInt8>
+
+    /// Whether the data is exactly `sentinel` (no whitespace around it).
+    ///
+    /// - Parameter sentinel: the text that ends the stream, `[DONE]` by default.
+    /// - Returns: true when the data's bytes are the sentinel's UTF-8 bytes.
+    package func hasData(_ sentinel: String = EventStreamParser.doneSentinel) -> Bool {
+      data.elementsEqual(sentinel.utf8)
+    }
+
+    /// The event as the public type, carrying `value` as its data.
+    ///
+    /// - Parameter value: the data, decoded (or copied: `Data(event.data)`).
+    /// - Returns: the event.
+    package func with<T: Sendable>(data value: T) -> ServerSentEvent<T> {
+      ServerSentEvent(event: event, id: id, retry: retry, data: value)
+    }
+  }
+
+  /// The sentinel OpenAI-style streams send as the last event's data.
+  package static let doneSentinel = "[DONE]"
+
   /// The last event ID: kept across events, sent as `Last-Event-ID` when reconnecting.
   package private(set) var lastEventID = ""
   /// The reconnection time the stream set last (in any block, even one with no event).
@@ -57,7 +91,7 @@ package struct EventStreamParser {
   ///   - event: called with each dispatched event (its data as bytes).
   /// - Throws: what `event` throws.
   package mutating func feed(
-    _ chunk: UnsafeRawBufferPointer, _ event: (ServerSentEvent<Data>) throws -> Void
+    _ chunk: UnsafeRawBufferPointer, _ event: (Event) throws -> Void
   ) rethrows {
     var bytes = chunk.bindMemory(to: UInt8.self)
     if var held = head {
@@ -90,7 +124,7 @@ package struct EventStreamParser {
   ///   - chunk: the next bytes.
   ///   - event: called with each dispatched event.
   /// - Throws: what `event` throws.
-  package mutating func feed(_ chunk: Data, _ event: (ServerSentEvent<Data>) throws -> Void)
+  package mutating func feed(_ chunk: Data, _ event: (Event) throws -> Void)
     rethrows
   {
     try chunk.withUnsafeBytes { try feed($0, event) }
@@ -110,7 +144,7 @@ package struct EventStreamParser {
 
   /// Splits `bytes` into lines (CR, LF or CRLF) and interprets each complete one.
   private mutating func lines(
-    _ bytes: UnsafeBufferPointer<UInt8>, _ event: (ServerSentEvent<Data>) throws -> Void
+    _ bytes: UnsafeBufferPointer<UInt8>, _ event: (Event) throws -> Void
   ) rethrows {
     guard !bytes.isEmpty else { return }
     var index = 0
@@ -119,12 +153,10 @@ package struct EventStreamParser {
       if bytes[0] == ASCII.newline { index = 1 }
     }
     var start = index
-    while index < bytes.count {
+    while true {
+      Self.skipToLineEnd(bytes, at: &index)
+      guard index < bytes.count else { break }
       let byte = bytes[index]
-      guard byte == ASCII.newline || byte == ASCII.carriageReturn else {
-        index += 1
-        continue
-      }
       let line = UnsafeBufferPointer(rebasing: bytes[start..<index])
       if carry.isEmpty {
         try interpret(line, event)
@@ -147,6 +179,34 @@ package struct EventStreamParser {
     carry.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
   }
 
+  /// Advances `index` to the next CR or LF (or the end), eight bytes at a time while a whole
+  /// word is left.
+  @inline(__always)
+  private static func skipToLineEnd(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int) {
+    let count = bytes.count
+    if let base = bytes.baseAddress {
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      while count - index >= 8 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+        let newlines = word ^ (ones &* UInt64(ASCII.newline))
+        let returns = word ^ (ones &* UInt64(ASCII.carriageReturn))
+        // Flags a byte equal to LF or CR (and possibly bytes above one: the lowest is exact).
+        let marks =
+          ((newlines &- ones) & ~newlines | (returns &- ones) & ~returns)
+          & 0x8080_8080_8080_8080
+        if marks != 0 {
+          index += marks.trailingZeroBitCount >> 3
+          return
+        }
+        index += 8
+      }
+    }
+    while index < count && bytes[index] != ASCII.newline && bytes[index] != ASCII.carriageReturn {
+      index += 1
+    }
+  }
+
   private static let eventName = Array("event".utf8)
   private static let dataName = Array("data".utf8)
   private static let idName = Array("id".utf8)
@@ -154,7 +214,7 @@ package struct EventStreamParser {
 
   /// Interprets one line (without its line end).
   private mutating func interpret(
-    _ line: UnsafeBufferPointer<UInt8>, _ event: (ServerSentEvent<Data>) throws -> Void
+    _ line: UnsafeBufferPointer<UInt8>, _ event: (Event) throws -> Void
   ) rethrows {
     guard let first = line.first else { return try dispatch(event) }
     if first == ASCII.colon { return }
@@ -202,7 +262,7 @@ package struct EventStreamParser {
   }
 
   /// A blank line: dispatches the event, if its data buffer holds anything.
-  private mutating func dispatch(_ event: (ServerSentEvent<Data>) throws -> Void) rethrows {
+  private mutating func dispatch(_ event: (Event) throws -> Void) rethrows {
     defer {
       data.removeAll(keepingCapacity: true)
       eventType.removeAll(keepingCapacity: true)
@@ -210,13 +270,16 @@ package struct EventStreamParser {
     }
     guard !data.isEmpty else { return }
     data.removeLast()
-    let bytes =
-      data.contains(where: { $0 >= 0x80 })
-      ? Data(String(decoding: data, as: UTF8.self).utf8) : Data(data)
-    let dispatched = ServerSentEvent(
-      event: eventType.isEmpty ? nil : String(decoding: eventType, as: UTF8.self),
-      id: lastEventID.isEmpty ? nil : lastEventID, retry: retry, data: bytes)
     count += 1
-    try event(dispatched)
+    let type = eventType.isEmpty ? nil : String(decoding: eventType, as: UTF8.self)
+    let id = lastEventID.isEmpty ? nil : lastEventID
+    if data.contains(where: { $0 >= 0x80 }) {
+      // Text as the standard decodes it: invalid UTF-8 becomes U+FFFD (valid text is unchanged).
+      let text = String(decoding: data, as: UTF8.self)
+      if !text.utf8.elementsEqual(data) { data = Array(text.utf8) }
+    }
+    try data.withUnsafeBufferPointer {
+      try event(Event(event: type, id: id, retry: retry, data: $0))
+    }
   }
 }

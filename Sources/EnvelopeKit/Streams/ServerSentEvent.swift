@@ -34,24 +34,3 @@ public struct ServerSentEvent<T: Sendable>: Sendable {
 }
 
 extension ServerSentEvent: Equatable where T: Equatable {}
-
-extension ServerSentEvent where T == Data {
-  /// The sentinel OpenAI-style streams send as the last event's data.
-  package static var doneSentinel: String { "[DONE]" }
-
-  /// Whether the data is exactly `sentinel` (no whitespace around it).
-  ///
-  /// - Parameter sentinel: the text that ends the stream, `[DONE]` by default.
-  /// - Returns: true when the data's bytes are the sentinel's UTF-8 bytes.
-  package func hasData(_ sentinel: String = doneSentinel) -> Bool {
-    data.elementsEqual(sentinel.utf8)
-  }
-
-  /// The same event with its data decoded.
-  ///
-  /// - Parameter value: the decoded data.
-  /// - Returns: the event carrying `value`.
-  package func with<U: Sendable>(data value: U) -> ServerSentEvent<U> {
-    ServerSentEvent<U>(event: event, id: id, retry: retry, data: value)
-  }
-}

@@ -190,12 +190,29 @@ import Testing
     #expect(Self.parse([bytes]).events.map(\.data) == ["a\u{FFFD}b"])
   }
 
-  @Test func doneSentinelIsRecognisedExactly() {
-    let done = ServerSentEvent(data: Data("[DONE]".utf8))
-    #expect(done.hasData())
-    #expect(done.hasData("[DONE]"))
-    #expect(!ServerSentEvent(data: Data(" [DONE]".utf8)).hasData())
-    #expect(!ServerSentEvent(data: Data("[DONE]\n".utf8)).hasData())
-    #expect(ServerSentEvent(data: Data("END".utf8)).hasData("END"))
+  @Test(arguments: [
+    ("data: [DONE]\n\n", "[DONE]", true), ("data:[DONE]\n\n", "[DONE]", true),
+    ("data:  [DONE]\n\n", "[DONE]", false), ("data: [DONE]\ndata:\n\n", "[DONE]", false),
+    ("data: END\n\n", "END", true), ("data: END\n\n", "[DONE]", false),
+  ])
+  func sentinelIsRecognisedExactly(_ stream: String, _ sentinel: String, _ matches: Bool) {
+    var parser = EventStreamParser()
+    var seen: [Bool] = []
+    parser.feed(Data(stream.utf8)) { seen.append($0.hasData(sentinel)) }
+    #expect(seen == [matches])
+  }
+
+  @Test func eventCarriesItsDecodedDataAndFields() throws {
+    var parser = EventStreamParser()
+    let frames = FrameDecoder(LenientDecoder())
+    var events: [ServerSentEvent<[Int]>] = []
+    try parser.feed(Data("id: 4\nevent: list\nretry: 10\ndata: [1,\ndata: \"2\"]\n\n".utf8)) {
+      event in
+      let decoded = try frames.decode([Int].self, from: event.data, index: 0)
+      events.append(event.with(data: try #require(decoded.value)))
+      #expect(decoded.report.entries.map(\.path) == ["[0][1]"])
+    }
+    #expect(
+      events == [ServerSentEvent(event: "list", id: "4", retry: .milliseconds(10), data: [1, 2])])
   }
 }
