@@ -105,53 +105,36 @@ import Testing
 
   static let paths: [JSONPath] = ["data", "data.items", "items", "data.1", "data.items.0", .root]
 
-  /// The elements through the framer and `decodeFrame`, or the error.
-  static func framed(_ bytes: [UInt8], at path: JSONPath, chunks: [[UInt8]]) -> Result<
-    [JSON], any Error
-  > {
-    Result {
-      var framer = JSONElementFramer(elementsAt: path)
-      var values: [JSON] = []
-      let decoder = LenientDecoder(policy: .strict)
-      try eachChunk(chunks) { chunk in
-        try framer.feed(chunk) { element in
-          let decoded = try decoder.decodeFrame(
-            JSON.self, from: element.bytes, index: element.index)
-          values.append(try #require(decoded.value))
-        }
-      }
-      try framer.finish()
-      if let error = framer.arrayError(atEnd: true) { throw error }
-      return values
-    }
-  }
-
+  /// The oracle for one document (FramingOracle.checkElements), chunked at random sizes;
+  /// records a violation.
   static func check(
     _ bytes: [UInt8], at path: JSONPath, seed: UInt64, random: inout SeededGenerator
-  )
-    -> Bool
-  {
-    let whole = Result {
-      try LenientDecoder(policy: .strict).decode([JSON].self, from: Data(bytes), at: path)
-    }
-    let chunks = Chunks.random(
-      bytes, maxSize: Int.random(in: 1...64, using: &random), using: &random)
-    let streamed = framed(bytes, at: path, chunks: chunks)
-    let text = String(decoding: bytes, as: UTF8.self)
-    switch (whole, streamed) {
-    case (.success(let expected), .success(let actual)):
-      #expect(actual == expected, "seed \(seed) path \(path): \(text)")
-      return actual == expected
-    case (.failure, .failure):
+  ) -> Bool {
+    let sizes = (0..<4).map { _ in Int.random(in: 1...64, using: &random) }
+    guard let violation = FramingOracle.checkElements(bytes, at: path, sizes: sizes) else {
       return true
-    case (.success(let expected), .failure(let error)):
-      Issue.record(
-        "seed \(seed) path \(path): whole body gave \(expected), framing threw \(error): \(text)")
-      return false
-    case (.failure(let error), .success(let actual)):
-      Issue.record(
-        "seed \(seed) path \(path): whole body threw \(error), framing gave \(actual): \(text)")
-      return false
+    }
+    Issue.record("seed \(seed): \(violation)")
+    return false
+  }
+
+  @Test(arguments: GeneratedRuns.seeds(default: [21, 22]))
+  func eventsAndLinesDoNotDependOnTheChunking(seed: UInt64) {
+    var generator = DocumentGenerator(random: SeededGenerator(state: seed))
+    let pieces = [
+      "data: ", "data:", "event: e", "id: 1", "id", "retry: 5", ": c", "\n", "\r", "\r\n", "\n\n",
+      "x", "[DONE]", "\u{FEFF}", "é", " ",
+    ]
+    for _ in 0..<GeneratedRuns.cases(default: 1500) {
+      let text = (0..<Int(generator.random.next() % 24)).map { _ in generator.pick(pieces) }
+        .joined()
+      let sizes = (0..<3).map { _ in Int(generator.random.next() % 9) }
+      if let violation = FramingOracle.checkChunking(
+        Array(text.utf8), sizes: sizes.allSatisfy { $0 == 0 } ? [1] : sizes)
+      {
+        Issue.record("seed \(seed): \(violation)")
+        return
+      }
     }
   }
 
