@@ -6,6 +6,9 @@
 #   encoding     the bytes drive the generator of EncoderDifferentialTests; its oracle
 #                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
 #                case style through ModelEncoder(matching:)) is the check
+#   framing      the bytes pick a path, chunk sizes and a document; its oracle (the elements
+#                framed in those chunks equal the whole-body decode at the path; SSE events and
+#                JSON lines do not depend on the chunking) is the check
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
 # Each target's corpus is kept in git (Fuzz/corpus/TARGET, minimised with -merge=1), so runs
 # spread over sessions build on each other; a run adds its new inputs there, to commit.
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(envelopekit promise encoding); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(envelopekit promise encoding framing); fi
 # The stack guard reads the real stack; ASan's fake stacks would hide it (see StackGuard.swift).
 export ASAN_OPTIONS="detect_stack_use_after_return=0:${ASAN_OPTIONS:-}"
 # A thread's spare buffers live until the thread ends, which LeakSanitizer's exit check counts
@@ -48,6 +51,11 @@ for target in "${targets[@]}"; do
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \
       Tests/EnvelopeKitTests/Support/SeededGenerator.swift -o Fuzz/out/fuzz-encoding
     seeds=
+    ;;
+  framing)
+    build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/FramingFuzzTarget.swift \
+      Tests/EnvelopeKitTests/Support/FramingOracle.swift -o Fuzz/out/fuzz-framing
+    seeds=Fixtures/envelopes
     ;;
   *)
     echo "unknown target $target" >&2

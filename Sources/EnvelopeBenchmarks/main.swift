@@ -191,6 +191,15 @@ where CommandLine.arguments.contains(flag) {
   exit(0)
 }
 
+// `--streams` runs only the stream framing rows.
+if CommandLine.arguments.contains("--streams") {
+  try streamBenchmarks()
+  print("\n== Summary")
+  summary.forEach { print($0) }
+  failures.forEach { print("  FAILED: \($0)") }
+  exit(0)
+}
+
 // `--reader-alone` runs only the reader-alone rows.
 if CommandLine.arguments.contains("--reader-alone") {
   try readerAloneRows()
@@ -257,6 +266,7 @@ try envelopeBenchmark()
 try scalingBenchmark()
 try memoryBenchmark()
 try encodeBenchmarks()
+try streamBenchmarks()
 summary.append(contentsOf: try await smallEnvelopeBenchmarks(runs: 1))
 
 print("\n== Summary")

@@ -17,7 +17,9 @@ final class DecoderImpl: Decoder {
   @exclusivity(unchecked) private var lookups = 0
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
-  private let stack: StackGuard
+  /// The stack budget of the thread decoding; a `FrameDecoder` renews it for each frame (a
+  /// stream's frames may be decoded on different threads).
+  @exclusivity(unchecked) private var stack: StackGuard
 
   /// A decoder at the root of `document`.
   init(options: DecodingOptions, document: JSONDocument) {
@@ -458,5 +460,22 @@ enum ScalarKind: CaseIterable {
     } else {
       return nil
     }
+  }
+}
+
+extension DecoderImpl {
+  /// Decodes `document` as element `index` of a stream and hands it to `keep`: its coding
+  /// path and report paths start with `[index]`, and an unusable value is dropped (reported
+  /// `dropped` at `[index]`) as an element of a whole-body array is. The decoder's own
+  /// position stays where it was (`JSONDocument.placeholder` for a `FrameDecoder`), so it
+  /// keeps no reference to `document` afterwards.
+  func decodeFrame<T: Decodable>(
+    _ type: T.Type, in document: JSONDocument, index: Int, _ keep: (consuming T) -> Void
+  ) throws {
+    stack = StackGuard()
+    let position = DecodingPosition(
+      parent: ContainerFrame(root: document), index: 0, key: AnyCodingKey(intValue: index),
+      allowsFallback: false, type: type)
+    try element(type, at: position, keep)
   }
 }

@@ -14,6 +14,16 @@ final class ReportRecorder {
     DecodingReport(entries: entries, omittedCount: count - entries.count)
   }
 
+  /// The report so far, and a fresh start (the next frame of a stream).
+  func take() -> DecodingReport {
+    let report = self.report
+    if count > 0 {
+      entries = []
+      count = 0
+    }
+    return report
+  }
+
   /// A point to roll back to.
   var mark: Int { count }
 

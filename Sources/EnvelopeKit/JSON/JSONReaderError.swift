@@ -37,6 +37,15 @@ public struct JSONReaderError: Error, Equatable, Sendable, CustomStringConvertib
     (line, column) = Self.lineAndColumn(of: offset, in: bytes)
   }
 
+  /// An error at a position counted by its finder (a stream's framer, which keeps no bytes
+  /// behind it to count lines in).
+  init(_ reason: Reason, offset: Int, line: Int, column: Int) {
+    self.reason = reason
+    self.offset = offset
+    self.line = line
+    self.column = column
+  }
+
   /// The 1-based line and byte column of `offset`.
   static func lineAndColumn(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
     var line = 1
