@@ -180,6 +180,26 @@ public struct LoggingPlugin: Plugin {
     }
   }
 
+  /// `#1 ■ stream ended: 1532 values in 3204 ms` (with reconnections, or how it failed).
+  public func didFinishStream(_ summary: StreamSummary, target: any TargetType) async {
+    var line = "\(prefix(ProviderCall.current))■ stream "
+    switch summary.ending {
+    case .finished: line += "ended"
+    case .stopped: line += "stopped by its consumer"
+    case .failed(let error):
+      line += "failed: " + ((error as? ProviderError).map(kind) ?? "\(type(of: error))")
+    }
+    line += ": \(summary.count) values in \(Self.milliseconds(summary.duration)) ms"
+    if summary.reconnections > 0 {
+      line += ", \(summary.reconnections) reconnection\(summary.reconnections == 1 ? "" : "s")"
+    }
+    if case .failed = summary.ending {
+      write(.error, line)
+    } else {
+      write(.info, line)
+    }
+  }
+
   // MARK: - Lines
 
   private func write(_ lineLevel: LogLevel, _ line: String) {

@@ -86,6 +86,14 @@ public protocol Plugin: Sendable {
   ///   - refresh: started, or its outcome and duration.
   ///   - target: the endpoint whose expired token started it.
   func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async
+  /// Hears that a stream (`Provider.lines`, `events`, `elements`) ended: the values it
+  /// yielded, how long it ran, its reconnections, and whether it finished, was stopped by its
+  /// consumer or failed. The head was heard by `didReceive`.
+  ///
+  /// - Parameters:
+  ///   - summary: the count, duration and ending.
+  ///   - target: the endpoint.
+  func didFinishStream(_ summary: StreamSummary, target: any TargetType) async
 }
 
 /// A token refresh as plugins hear it.
@@ -144,4 +152,6 @@ extension Plugin {
   {}
   /// Does nothing.
   public func didRefreshToken(_ refresh: TokenRefresh, target: any TargetType) async {}
+  /// Does nothing.
+  public func didFinishStream(_ summary: StreamSummary, target: any TargetType) async {}
 }

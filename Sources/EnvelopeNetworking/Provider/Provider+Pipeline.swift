@@ -256,7 +256,7 @@ extension Provider {
   /// sends the built request there, and the prepared one without the credentials another
   /// origin must not get.
   nonisolated(nonsending) func exchange(
-    _ target: Target, following link: PageLink? = nil,
+    _ target: Target, following link: PageLink? = nil, headers: [String: String] = [:],
     read: (Response, inout EnvelopeStatus?) throws -> Void = { _, _ in },
     send: (URLRequest) async throws -> Response
   ) async throws -> Result<Response, ProviderError> {
@@ -264,6 +264,7 @@ extension Provider {
     do {
       var built = try build(target)
       if let link { built = link.aim(built) }
+      for (name, value) in headers { built.setValue(value, forHTTPHeaderField: name) }
       var request = plugins.isEmpty ? built : try await prepare(built, target)
       if let link { request = link.credentialed(request) }
       for plugin in plugins { await plugin.willSend(request, target: target) }
@@ -353,7 +354,7 @@ extension Provider {
   }
 
   /// retry: the first delay a plugin asks for; every plugin hears `willRetry`.
-  private func retryDelay(after error: ProviderError, target: Target, attempt: Int) async
+  func retryDelay(after error: ProviderError, target: Target, attempt: Int) async
     -> Duration?
   {
     var delay: Duration?

@@ -38,6 +38,13 @@ struct InFlightTransport: LineTransport {
     response.request = request
     return response
   }
+
+  /// Streams are never shared: each consumer reads its own body at its own pace.
+  nonisolated(nonsending) func stream(_ request: URLRequest, in exchange: Exchange?)
+    async throws -> StreamedResponse
+  {
+    try await next.stream(request, in: exchange)
+  }
 }
 
 /// The exchanges in flight by key, and who waits for each.
