@@ -158,6 +158,8 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(pause)
         elif route.startswith("/stream/"):
             self.stream(route, dict(parse_qsl(url.query)))
+        elif route.startswith("/feed/"):
+            self.feed(route, dict(parse_qsl(url.query)))
         elif route == "/upload":
             received = 0
             while received < length:
@@ -457,6 +459,89 @@ class Handler(BaseHTTPRequestHandler):
                 while True:
                     chunk(block)
                     time.sleep(0.01)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            hit("disconnect-" + ident)
+            self.close_connection = True
+
+    def feed(self, route, query):
+        """Streamed API bodies (chunked, cut into `size`-byte chunks `pause` seconds apart).
+
+        /feed/ndjson?n=N: N JSON lines {"id": i, "price": "i.5"} (the price a string: drift),
+          with a blank line and CRLF line ends among them.
+        /feed/chat: an OpenAI-style text/event-stream ending in `data: [DONE]`.
+        /feed/drop?id=X: Server-Sent Events; the first connection sends events 1 and 2 and drops
+          in the middle of the third; a reconnection gets the events after its Last-Event-ID
+          (recorded as hit `last-event-id-X-<id>`) and [DONE].
+        /feed/envelope?order=before|after&code=C&n=N: {"code": C, "msg": …, "data": {"list":
+          [N items]}} with the code before or after the data.
+        /feed/auth: 401 (an envelope) unless `Authorization: Bearer fresh`; then 3 JSON lines.
+        /feed/endless?id=X: JSON lines until the client goes (counted as `disconnect-X`).
+        """
+        ident = query.get("id", "")
+        size, pause = int(query.get("size", "7")), float(query.get("pause", "0"))
+        kind = "application/x-ndjson"
+        if route == "/feed/ndjson":
+            n = int(query.get("n", "5"))
+            body = "".join('{"id": %d, "price": "%d.5"}%s' % (i, i, "\r\n" if i % 2 else "\n\n")
+                           for i in range(n)).encode()
+        elif route == "/feed/chat":
+            kind = "text/event-stream"
+            body = (b'data: {"delta": "Hel"}\n\n'
+                    b': keep-alive\n\n'
+                    b'event: message\nid: 7\ndata: {"delta":\ndata: "lo"}\n\n'
+                    b'retry: 1500\ndata: {"delta": "!"}\r\n\r\n'
+                    b'data: [DONE]\n\n'
+                    b'data: {"delta": "after the end"}\n\n')
+        elif route == "/feed/drop":
+            kind = "text/event-stream"
+            last = self.headers.get("Last-Event-ID")
+            if last is None:
+                body = b'retry: 50\nid: 1\ndata: {"delta": "a"}\n\nid: 2\ndata: {"delta": "b"}\n\nid: 3\ndata: {"del'
+            else:
+                hit("last-event-id-%s-%s" % (ident, last))
+                body = b'id: 3\ndata: {"delta": "c"}\n\ndata: [DONE]\n\n'
+        elif route == "/feed/envelope":
+            n = int(query.get("n", "3"))
+            items = json.dumps([{"id": i, "price": i + 0.5} for i in range(n)])
+            code = query.get("code", "0")
+            head = '"code": %s, "msg": "m"' % code
+            data = '"data": {"list": %s}' % items
+            order = [head, data] if query.get("order", "before") == "before" else [data, head]
+            body = ("{" + ", ".join(order) + "}").encode()
+        elif route == "/feed/auth":
+            if self.headers.get("Authorization") != "Bearer fresh":
+                self.send(401, {"code": 40100, "msg": "token expired", "data": None})
+                return
+            body = b'{"id": 1, "price": 1}\n{"id": 2, "price": 2}\n{"id": 3, "price": 3}\n'
+        elif route == "/feed/endless":
+            body = None
+        else:
+            self.send(404, b"no feed", "text/plain")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            if body is None:
+                i = 0
+                while True:
+                    line = b'{"id": %d, "price": 1}\n' % i
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                    self.wfile.flush()
+                    i += 1
+                    time.sleep(0.005)
+            for start in range(0, len(body), size):
+                if start and pause:
+                    time.sleep(pause)
+                piece = body[start:start + size]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.flush()
+            if route == "/feed/drop" and self.headers.get("Last-Event-ID") is None:
+                # Dropped: no last chunk; the connection just closes.
+                self.close_connection = True
+                return
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             hit("disconnect-" + ident)

@@ -180,7 +180,7 @@ public struct StreamSummary: Sendable {
 /// One stream's reading, owned by one iterator.
 protocol StreamCursor<Element>: AnyObject {
   associatedtype Element
-  nonisolated(nonsending) func next() async throws -> Element?
+  func next() async throws -> Element?
 }
 
 /// How a stream's bytes become values: a framer and the decoding of its frames.
@@ -389,7 +389,7 @@ where Framing.Element: Sendable {
     }
   }
 
-  nonisolated(nonsending) func next() async throws -> Element? {
+  func next() async throws -> Element? {
     while true {
       if readyIndex < ready.count {
         let value = ready[readyIndex]
@@ -434,7 +434,7 @@ where Framing.Element: Sendable {
 
   /// Attempts until the head is accepted, as `Provider.run` does a call's: each attempt's
   /// failure goes to the plugins' `retry`.
-  private nonisolated(nonsending) func connect(headers: [String: String]) async throws {
+  private func connect(headers: [String: String]) async throws {
     let first = attempts
     while true {
       attempts += 1
@@ -461,7 +461,7 @@ where Framing.Element: Sendable {
   /// body read whole when the status is not accepted, so the failure carries it). For an
   /// envelope, the body is read up to its first values, so that a failure it shows before them
   /// is the attempt's.
-  private nonisolated(nonsending) func attempt(_ exchange: Exchange, headers: [String: String])
+  private func attempt(_ exchange: Exchange, headers: [String: String])
     async throws
   {
     var opened: ResponseBody.AsyncIterator?
@@ -509,7 +509,7 @@ where Framing.Element: Sendable {
   // MARK: - Reading
 
   /// Frames what `step` reads and hands the values on.
-  private nonisolated(nonsending) func take(
+  private func take(
     _ step: ((Framed<Element>) -> Void) throws -> Void
   ) async throws {
     var framed: [Framed<Element>] = []
@@ -519,7 +519,7 @@ where Framing.Element: Sendable {
 
   /// Queues the values; each non-empty report goes to the plugins' `didDecode`; a frame that
   /// did not decode (strict policy) ends the stream.
-  private nonisolated(nonsending) func hand(_ framed: [Framed<Element>]) async throws {
+  private func hand(_ framed: [Framed<Element>]) async throws {
     for frame in framed {
       if !frame.report.isEmpty, let head {
         for plugin in provider.plugins {
@@ -532,7 +532,7 @@ where Framing.Element: Sendable {
 
   /// The body has ended: an envelope's code after the data (or none at all) is checked, and
   /// the plugins hear the end.
-  private nonisolated(nonsending) func end() async throws {
+  private func end() async throws {
     if let status = try framing.status(atEnd: true), !status.isSuccess {
       throw (target.envelope ?? provider.decoder.envelope).error(for: status)
     }
@@ -545,7 +545,7 @@ where Framing.Element: Sendable {
 
   /// A dropped connection of a stream that reconnects (Server-Sent Events), when the plugins'
   /// `retry` allows: the wait before the stream goes on, at least the server's `retry`.
-  private nonisolated(nonsending) func reconnection(after error: any Error) async throws
+  private func reconnection(after error: any Error) async throws
     -> Duration?
   {
     guard head != nil, !ended, let reconnection = framing.reconnection,
@@ -569,7 +569,7 @@ where Framing.Element: Sendable {
   }
 
   /// The error the consumer gets, the plugins told.
-  private nonisolated(nonsending) func fail(_ error: any Error) async -> any Error {
+  private func fail(_ error: any Error) async -> any Error {
     ended = true
     body = nil
     let surfaced: any Error
@@ -580,7 +580,8 @@ where Framing.Element: Sendable {
       var response = head
       response?.failureDecoder = FailureDecoder(provider.decoder)
       do {
-        surfaced = provider.surfaced(try Provider<Target>.providerError(error, response: response), target)
+        surfaced = provider.surfaced(
+          try Provider<Target>.providerError(error, response: response), target)
       } catch {
         surfaced = error  // cancellation
       }
@@ -589,7 +590,7 @@ where Framing.Element: Sendable {
     return surfaced
   }
 
-  private nonisolated(nonsending) func finished(_ ending: StreamSummary.Ending) async {
+  private func finished(_ ending: StreamSummary.Ending) async {
     let summary = StreamSummary(
       count: yielded, duration: .now - started, reconnections: reconnections, ending: ending)
     let exchange = Exchange(

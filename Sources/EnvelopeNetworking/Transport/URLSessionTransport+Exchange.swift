@@ -110,7 +110,7 @@ extension URLSessionTransport {
     #endif
     let exchange = TaskExchange(hasBody: hasBody, redirectGuard: redirectGuard, stream: buffer)
     let task = makeTask(request, uploading: nil, exchange: exchange)
-    box.set(task)
+    box.set(task, exchange: exchange)
     task.resume()
     do {
       return try await buffer.head(timeout: timeout)
