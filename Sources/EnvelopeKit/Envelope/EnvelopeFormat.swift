@@ -175,7 +175,8 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The code is not a success code. `data` was not decoded.
   case business(code: EnvelopeCode, message: String?)
   /// No code at the format's code path. Its description names the ways out: ``EnvelopeFormat/plain``
-  /// for an API without an envelope, `codeOptional()` for one that sends a code only on failure.
+  /// for an API without an envelope, `at: .root` for one call's body read with no envelope,
+  /// `codeOptional()` for one that sends a code only on failure.
   case missingCode
   /// A code that is null, an array, an object or a number with a fraction; a snippet of what
   /// was there (`array [1]`).
@@ -191,7 +192,8 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
     case .missingCode:
       return "missingCode"
         + " (no code at the format's code path: an API without an envelope is"
-        + " EnvelopeFormat.plain, one that sends a code only on failure is codeOptional())"
+        + " EnvelopeFormat.plain, one call's body read with no envelope is at: .root,"
+        + " one that sends a code only on failure is codeOptional())"
     case .invalidCode(let found):
       return "invalidCode(found: \(found))"
     case .missingData(let code):

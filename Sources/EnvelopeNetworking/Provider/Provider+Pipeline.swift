@@ -230,16 +230,19 @@ extension Provider {
     }
     var report = DecodingReport()
     let value: Plan.Value
+    // The status of a body a plugin put in place, once read: its failure carries it (the
+    // target's `error(for:)` and `surfaced` decide on it), not the replaced body's.
+    var status: EnvelopeStatus?
     do {
       if let decoded, decoded.read(response.data) {
         value = plan.handing(try decoded.outcome.get(), over: response)
         report = decoded.report
       } else {
-        var status: EnvelopeStatus?
         value = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       }
     } catch {
       var failed = response
+      failed.keep(status)
       failed.failureDecoder = FailureDecoder(decoder)
       throw try Self.providerError(error, response: failed)
     }

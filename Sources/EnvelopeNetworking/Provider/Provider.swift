@@ -88,8 +88,8 @@ public final class Provider<Target: TargetType>: Sendable {
   ///   - sensitiveHeaders: more header names that carry credentials.
   ///   - deduplicatesRequests: whether identical GETs in flight share one network exchange:
   ///     a GET without a body, to the same URL, with the same headers (after the plugins
-  ///     prepared them, credentials included), the same timeout and the same `cacheScope`
-  ///     answer. Each caller gets its own copy of the response (or of the error) and decodes
+  ///     prepared them, credentials included), the same timeout, cookie handling and cache
+  ///     policy, and the same `cacheScope` answer. Each caller gets its own copy of the response (or of the error) and decodes
   ///     its own value through its own plugins; a cancelled caller stops waiting without
   ///     stopping the others, and the exchange is cancelled when the last caller is. Other
   ///     methods, stubs and cache answers are never shared, and an exchange is forgotten when

@@ -164,15 +164,19 @@ public final class CallValueKey<Value: Sendable>: Sendable {
 
 /// The values kept in one call. `@unchecked Sendable`: `storage` is only touched with `lock`
 /// held.
+///
+/// Each value keeps its key alive: an `ObjectIdentifier` names an object only while it lives,
+/// and a key freed while its value is kept would otherwise hand that value to the next key
+/// made at the same address.
 final class CallValues: @unchecked Sendable {
   private let lock = NSLock()
-  private var storage: [ObjectIdentifier: any Sendable] = [:]
+  private var storage: [ObjectIdentifier: (key: AnyObject, value: any Sendable)] = [:]
 
   func value<Value>(for key: CallValueKey<Value>) -> Value? {
-    lock.withLock { storage[ObjectIdentifier(key)] as? Value }
+    lock.withLock { storage[ObjectIdentifier(key)]?.value as? Value }
   }
 
   func setValue<Value>(_ value: Value?, for key: CallValueKey<Value>) {
-    lock.withLock { storage[ObjectIdentifier(key)] = value }
+    lock.withLock { storage[ObjectIdentifier(key)] = value.map { (key, $0) } }
   }
 }

@@ -70,7 +70,9 @@ package enum CachePartition {
 
   /// Which requests in flight share one exchange: the same URL (byte for byte), the same
   /// headers (every one, names compared without case: credentials among them, so two users'
-  /// requests never share), the same timeout, and the same owner as the cache sees it (the
+  /// requests never share), the same timeout, the same cookie handling and cache policy (a
+  /// request that asks the session to add no cookies, or not to answer from its `URLCache`,
+  /// never gets the answer of one that did), and the same owner as the cache sees it (the
   /// provider's `cacheScope`, when it has one). The key is kept in memory only while the
   /// exchange is in flight; it holds the header values as they are.
   ///
@@ -81,6 +83,7 @@ package enum CachePartition {
   package static func flightKey(for request: URLRequest, scope: String?) -> String {
     var parts = [
       request.url?.absoluteString ?? "", "\(request.timeoutInterval)",
+      "cookies=\(request.httpShouldHandleCookies)", "cache=\(request.cachePolicy.rawValue)",
       scope.map { "scope=" + $0 } ?? "no scope",
     ]
     let headers = (request.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }

@@ -78,8 +78,11 @@ public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, Custom
 
   /// The codes as ranges and single codes: `200...299, 304`.
   public var description: String {
-    ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)...\($0.upperBound)" }
-      .joined(separator: ", ")
+    // Bounds compared, not counted: `0...Int.max` has more codes than an `Int` can count.
+    ranges.map {
+      $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)...\($0.upperBound)"
+    }
+    .joined(separator: ", ")
   }
 
   /// Sorted, merged where they overlap or touch.

@@ -10,7 +10,7 @@ import Foundation
 /// to the network is shared. A provider without the option has no such stage.
 ///
 /// Which requests share is `CachePartition.flightKey` (a GET without a body, the same URL,
-/// headers, timeout and cache scope). The first caller starts the exchange in a task of its
+/// headers, timeout, cookie handling, cache policy and cache scope). The first caller starts the exchange in a task of its
 /// own, run with that caller's attempt; every caller, the first too, waits for it and gets its
 /// own copy of the response (or the error), with its own request. A caller that is cancelled
 /// stops waiting at once; when the last one is, the exchange is cancelled. An exchange is

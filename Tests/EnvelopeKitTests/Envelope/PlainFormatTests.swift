@@ -43,6 +43,15 @@ struct PlainFormatTests {
     }
   }
 
+  /// Issue 37: a missing code names every way out, `at:` (one call's body read with no
+  /// envelope) among them.
+  @Test func theMissingCodeNamesEveryWayOut() {
+    let text = "\(EnvelopeError.missingCode)"
+    for way in ["EnvelopeFormat.plain", "codeOptional()", "at: .root"] {
+      #expect(text.contains(way), "\(text) does not name \(way)")
+    }
+  }
+
   @Test func theStatusIsASuccessWithoutCode() throws {
     let status = try Self.plainDecoder.envelopeStatus(from: Self.body)
     #expect(status == EnvelopeStatus(code: nil, message: nil, isSuccess: true))

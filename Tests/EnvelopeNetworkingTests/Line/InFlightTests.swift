@@ -146,6 +146,51 @@ enum SignedIn {
     #expect(try await sharedHits("shared" + id) == 2)
   }
 
+  /// What a prepare plugin may change in a request besides its URL and headers that changes
+  /// what the session sends or answers from: the cookies it adds from its jar, its `URLCache`.
+  enum Difference: String, CaseIterable, Sendable {
+    case noCookies, reloadIgnoringCache
+
+    /// `request` with this difference.
+    func apply(to request: URLRequest) -> URLRequest {
+      var request = request
+      switch self {
+      case .noCookies: request.httpShouldHandleCookies = false
+      case .reloadIgnoringCache: request.cachePolicy = .reloadIgnoringLocalCacheData
+      }
+      return request
+    }
+
+    @TaskLocal static var current: Difference?
+  }
+
+  /// Applies the task's `Difference` in `prepare`.
+  struct Differs: Plugin {
+    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+      Difference.current?.apply(to: request) ?? request
+    }
+  }
+
+  @Test(arguments: Difference.allCases)
+  func aRequestThatHandlesCookiesOrTheCacheOtherwiseIsNotShared(difference: Difference)
+    async throws
+  {
+    let id = uniqueID()
+    let provider = Provider<Route>(
+      transport: wideTransport, plugins: [Differs()], deduplicatesRequests: true)
+    let target = sharedRoute(id, seconds: 1.5)
+    let first = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForHits("shared" + id, 1)
+    let second = Task {
+      try await Difference.$current.withValue(difference) {
+        try await provider.request(target, as: SharedCount.self)
+      }
+    }
+    #expect(try await first.value == SharedCount(count: 1))
+    #expect(try await second.value == SharedCount(count: 2), "it waited for the first's exchange")
+    #expect(try await sharedHits("shared" + id) == 2)
+  }
+
   @Test(arguments: [HTTPMethod.post, .put, .delete])
   func otherMethodsAreNeverShared(method: HTTPMethod) async throws {
     let id = uniqueID()

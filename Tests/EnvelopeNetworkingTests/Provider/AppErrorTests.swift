@@ -247,6 +247,29 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
       "\(String(describing: error))")
   }
 
+  /// A business failure a plugin's `process` puts in place of a success's body is decoded
+  /// again; the status read from it is the one the target's error is given (not the replaced
+  /// body's success), whether or not the format maps it.
+  @Test(arguments: [false, true])
+  func aFailureBodyAPluginPutsInPlaceIsTheAppsError(formatMaps: Bool) async throws {
+    var decoder = LenientDecoder()
+    if formatMaps {
+      decoder.envelope = EnvelopeFormat.default.mappingErrors { MappedFailure(code: "\($0)") }
+    }
+    let provider = Provider<AppErrorTarget>(
+      decoder: decoder, plugins: [ReplacesBody(body: #"{"code":1001,"msg":"token expired"}"#)])
+    let asked = AskedResponses()
+    var target = AppErrorTarget(path: "/envelope/ok")
+    target.asked = asked
+    for call in [AppErrorCall.request, .decodedResponse, .pages] {
+      let error = await call.error(provider, target)
+      #expect(
+        error as? AppError == .business(code: "1001", message: "token expired"),
+        "\(call): \(String(describing: error))")
+    }
+    #expect(asked.all.allSatisfy { $0.envelopeStatus?.isSuccess == false })
+  }
+
   /// Plugins and `RetryPolicy` see the `ProviderError`: a 503 is retried until the policy
   /// gives up, and only then is the app's error thrown.
   @Test func pluginsAndRetriesSeeTheProviderErrorBeforeItIsMapped() async throws {
@@ -374,6 +397,20 @@ enum AppErrorCall: String, CaseIterable, Sendable, CustomTestStringConvertible {
       #expect(response.statusCode == status)
     } else {
       Issue.record("\(status): \(String(describing: error))")
+    }
+  }
+}
+
+/// Puts `body` in place of a success's body (`process`).
+struct ReplacesBody: Plugin {
+  let body: String
+  func process(_ result: Result<Response, ProviderError>, target: any TargetType) async
+    -> Result<Response, ProviderError>
+  {
+    result.map { response in
+      var replaced = response
+      replaced.data = Data(body.utf8)
+      return replaced
     }
   }
 }

@@ -87,4 +87,20 @@ private struct Tagged: TargetType {
     // Equality is the call's number and attempt, whatever it keeps.
     #expect(call == ProviderCall(id: 1, attempt: 1))
   }
+
+  @Test func aKeyMadeAfterAnotherWasFreedNeverReadsItsValue() {
+    // A key freed while its value is kept: the next key may get its address. The value must
+    // stay the freed key's (no key can ask for it again), never the new key's.
+    let call = ProviderCall(id: 1, attempt: 1)
+    var read: [Int] = []
+    for index in 0..<200 {
+      do {
+        let temporary = CallValueKey<Int>()
+        call.setValue(index, for: temporary)
+      }
+      let fresh = CallValueKey<Int>()
+      if let value = call.value(for: fresh) { read.append(value) }
+    }
+    #expect(read.isEmpty, "new keys read the values of freed keys: \(read.prefix(5))")
+  }
 }

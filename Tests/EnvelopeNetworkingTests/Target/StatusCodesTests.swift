@@ -49,6 +49,17 @@ import Testing
         == "200...299, 304, 400...401")
   }
 
+  /// A range as wide as `Int` allows ("accept anything") is described, not counted: its
+  /// count does not fit in an `Int`.
+  @Test(arguments: [
+    (StatusCodes(0...Int.max), "0...\(Int.max)"),
+    (StatusCodes(Int.min...Int.max), "\(Int.min)...\(Int.max)"),
+    (StatusCodes([Int.max]), "\(Int.max)"),
+  ])
+  func theDescriptionOfTheWidestRangesDoesNotTrap(codes: StatusCodes, text: String) {
+    #expect(codes.description == text)
+  }
+
   /// Generated sets of ranges and codes (extremes included), against a `Set<Int>` oracle:
   /// membership, equality and hashing however the same codes were written, and union.
   @Test func generatedSetsAgreeWithASetOfInt() {
