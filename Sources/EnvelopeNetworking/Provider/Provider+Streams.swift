@@ -258,6 +258,9 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   private var parser = EventStreamParser()
   private var frames: FrameDecoder?
   private(set) var isDone = false
+  /// The last event ID of the last event dispatched: what a reconnection sends (an `id` line of
+  /// an event cut short by the drop is not, as the standard says).
+  private var dispatchedID: String?
 
   init(endMarker: String?) { self.endMarker = endMarker }
 
@@ -269,8 +272,11 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     let endMarker = self.endMarker
     var index = parser.count
     var done = false
+    var dispatchedID = self.dispatchedID
+    defer { self.dispatchedID = dispatchedID }
     parser.feed(chunk) { event in
       guard !done else { return }
+      dispatchedID = event.id
       if let endMarker, event.hasData(endMarker) {
         done = true
         return
@@ -293,7 +299,7 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   func status(atEnd: Bool) throws -> EnvelopeStatus? { nil }
 
   var reconnection: (headers: [String: String], wait: Duration?)? {
-    let id = parser.lastEventID
+    let id = dispatchedID ?? ""
     return (id.isEmpty ? [:] : ["Last-Event-ID": id], parser.reconnectionTime)
   }
 }
@@ -333,7 +339,10 @@ struct ElementsFraming<T: Decodable>: StreamFraming {
   var watchesStatus: Bool { format != nil }
 
   func status(atEnd: Bool) throws -> EnvelopeStatus? {
-    try framer.envelopeStatus(atEnd: atEnd)
+    guard let status = try framer.envelopeStatus(atEnd: atEnd) else { return nil }
+    // A failure's message may come after its code: read on until it, the data or the end.
+    if !atEnd, !status.isSuccess, status.message == nil, framer.target == .notSeen { return nil }
+    return status
   }
 
   var reconnection: (headers: [String: String], wait: Duration?)? { nil }
@@ -551,7 +560,12 @@ where Framing.Element: Sendable {
     guard head != nil, !ended, let reconnection = framing.reconnection,
       let urlError = error as? URLError, urlError.code != .cancelled, !Task.isCancelled
     else { return nil }
-    let failure = ProviderError.transport(urlError)
+    // A body cut short after its head is a lost connection, whatever the platform calls it
+    // (curl: "transfer closed with outstanding read data remaining").
+    let lost =
+      urlError.code == .timedOut
+      ? urlError : URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: urlError])
+    let failure = ProviderError.transport(lost)
     let exchange = Exchange(
       call: ProviderCall(id: id, attempt: attempts, values: values), target: target,
       cacheUse: .none, plugins: provider.plugins)

@@ -34,14 +34,6 @@ final class StreamHooks: Plugin, @unchecked Sendable {
   }
 }
 
-/// The lines a `LoggingPlugin` wrote.
-final class LogLines: @unchecked Sendable {
-  private let lock = NSLock()
-  private var lines: [String] = []
-  var all: [String] { lock.withLock { lines } }
-  func add(_ line: String) { lock.withLock { lines.append(line) } }
-}
-
 /// Collects a stream's values and the error that ended it.
 func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   var values: [S.Element] = []
@@ -102,7 +94,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
     #expect(events.map(\.event) == [nil, "message", nil])
     #expect(events.map(\.id) == [nil, "7", "7"])
     #expect(events.map(\.retry) == [nil, nil, .milliseconds(1500)])
-    let all = lines.all
+    let all = lines.text.split(separator: "\n").map(String.init)
     #expect(all.contains { $0.contains("← 200") && $0.contains("/feed/chat") }, "\(all)")
     #expect(all.contains { $0.contains("■ stream ended: 3 values") }, "\(all)")
   }
