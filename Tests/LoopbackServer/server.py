@@ -361,6 +361,7 @@ class Handler(BaseHTTPRequestHandler):
           byte a newline), P seconds apart.
         /stream/gate?id=X: one chunk, then waits (up to 20 s) for /stream/release?id=X, then one more.
         /stream/stall?seconds=S: one chunk, then nothing for S seconds, then one more.
+        /stream/reset: one chunk, then the connection reset (RST) mid-body.
         /stream/endless?id=X: a 1 KB chunk every 10 ms until the client goes; the disconnect is
           counted as `disconnect-X` (see /count).
         /stream/release?id=X: opens the gate X.
@@ -400,6 +401,13 @@ class Handler(BaseHTTPRequestHandler):
                 chunk(b"first\n")
                 time.sleep(float(query.get("seconds", "10")))
                 chunk(b"second\n")
+            elif route == "/stream/reset":
+                chunk(b"first\n")
+                time.sleep(0.2)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                os.close(self.connection.detach())  # linger 0: the kernel answers with RST
+                self.close_connection = True
+                return
             elif route == "/stream/endless":
                 block = b"y" * 1023 + b"\n"
                 while True:

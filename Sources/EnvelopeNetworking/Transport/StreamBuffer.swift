@@ -79,9 +79,12 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
     }
   }
 
-  /// Adds a chunk: in memory up to the limit, else to the file.
+  /// Adds a chunk: in memory up to the limit, else to the file. A chunk the file cannot take
+  /// (a full disk) ends the body with that error, after what is buffered, and closes the
+  /// connection.
   func append(_ data: Data) {
     guard !data.isEmpty else { return }
+    var failed = false
     signal {
       guard !cancelled, end == nil else { return false }
       if spill == nil, inMemory + data.count <= memoryLimit {
@@ -95,9 +98,11 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
         try spill?.write(data)
       } catch {
         end = .failure(error)
+        failed = true
       }
       return true
     }
+    if failed { lock.withLock { cancelHandler }?() }
   }
 
   /// Ends the body: after the chunks buffered, the consumer gets nil (or `error`).

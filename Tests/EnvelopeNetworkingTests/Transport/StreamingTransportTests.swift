@@ -118,6 +118,18 @@ import Testing
     #expect(ContinuousClock.now - start > .seconds(2))
   }
 
+  /// A connection reset mid-body: the chunk that came first, then the transport's error (never
+  /// a body that silently ends early).
+  @Test func aConnectionLostMidBodyThrowsAfterTheChunksThatCame() async throws {
+    let streamed = try await URLSessionTransport().stream(try request("/stream/reset"))
+    var received = Data()
+    let error = await #expect(throws: URLError.self) {
+      for try await chunk in streamed.body { received.append(chunk) }
+    }
+    #expect(received == Data("first\n".utf8))
+    #expect(error?.code != .cancelled)
+  }
+
   /// A server that accepts and never answers times out waiting for the head.
   @Test func aServerThatSendsNoHeadTimesOut() async throws {
     let transport = URLSessionTransport()
