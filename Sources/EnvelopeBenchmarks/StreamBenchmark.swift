@@ -41,10 +41,7 @@ func streamChild(_ mode: String, base: URL, bytes: Int) async throws {
   components?.path = "/bytes"
   components?.queryItems = [URLQueryItem(name: "n", value: "\(bytes)")]
   guard let url = components?.url else { throw URLError(.badURL) }
-  let request = URLRequest(
-    url: url,
-    timeoutInterval: ProcessInfo.processInfo.environment["STREAM_TIMEOUT"].flatMap(Double.init)
-      ?? 120)
+  let request = URLRequest(url: url, timeoutInterval: 120)
   let baseline = residentBytes()
   let peak = ResidentPeak()
   let start = ContinuousClock.now

@@ -413,8 +413,10 @@ class Handler(BaseHTTPRequestHandler):
 
         /stream/chunks?n=N&size=S&pause=P: N chunks of S bytes (`chunk i:` then dots, the last
           byte a newline), P seconds apart.
-        /stream/gate?id=X: one chunk, then waits (up to 20 s) for /stream/release?id=X, then one more.
+        /stream/gate?id=X: one chunk, then waits (up to 120 s) for /stream/release?id=X, then one
+          more that says whether the gate was released.
         /stream/stall?seconds=S: one chunk, then nothing for S seconds, then one more.
+        /stream/reset: one chunk, then the connection reset (RST) mid-body.
         /stream/endless?id=X: a 1 KB chunk every 10 ms until the client goes; the disconnect is
           counted as `disconnect-X` (see /count).
         /stream/release?id=X: opens the gate X.
@@ -448,12 +450,18 @@ class Handler(BaseHTTPRequestHandler):
                 chunk(b"first\n")
                 with COUNTER_LOCK:
                     gate = GATES.setdefault(ident, threading.Event())
-                gate.wait(20)
-                chunk(b"second\n")
+                chunk(b"second (released)\n" if gate.wait(120) else b"second (gate timed out)\n")
             elif route == "/stream/stall":
                 chunk(b"first\n")
                 time.sleep(float(query.get("seconds", "10")))
                 chunk(b"second\n")
+            elif route == "/stream/reset":
+                chunk(b"first\n")
+                time.sleep(0.2)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                os.close(self.connection.detach())  # linger 0: the kernel answers with RST
+                self.close_connection = True
+                return
             elif route == "/stream/endless":
                 block = b"y" * 1023 + b"\n"
                 while True:

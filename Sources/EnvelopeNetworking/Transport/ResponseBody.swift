@@ -56,7 +56,9 @@ public struct StreamChunking: Sendable, Hashable {
 ///
 /// Memory stays bounded however slow the consumer: `URLSessionTransport` keeps at most a few
 /// megabytes in memory and the rest in a temporary file until it is read (FoundationNetworking
-/// reads the socket as fast as the network allows, whatever the consumer does). Leaving the loop
+/// reads the socket as fast as the network allows, whatever the consumer does; the file holds
+/// what arrives while the consumer lags, up to the whole body, and goes once it has caught up).
+/// Leaving the loop
 /// (`break`, a thrown error) or cancelling the consuming task closes the connection at once; so
 /// does dropping a body that is never iterated. The request's timeout applies to each wait for
 /// a chunk: a server that stalls longer ends the loop with `URLError(.timedOut)`, a slow steady

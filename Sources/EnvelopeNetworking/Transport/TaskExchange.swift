@@ -152,13 +152,13 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    if let stream {
+      // Outside the lock: a chunk the buffer cannot keep cancels the task.
+      if lock.withLock({ failure == nil && !refused }) { stream.append(data) }
+    }
     let report: (Int64, Int64?)? = lock.withLock {
       counted.received += Int64(data.count)
-      guard failure == nil, !refused else { return nil }
-      if let stream {
-        stream.append(data)
-        return nil
-      }
+      guard stream == nil, failure == nil, !refused else { return nil }
       guard let part else {
         body.append(data)
         return nil

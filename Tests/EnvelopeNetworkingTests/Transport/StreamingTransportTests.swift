@@ -27,11 +27,14 @@ import Testing
 
   /// The server sends one chunk and then waits for `/stream/release`: the first chunk must
   /// reach the consumer while the server is still sending (a transport that waits for the whole
-  /// body never gets it, and the gate opens by itself after 20 s).
+  /// body never gets it; the gate opens by itself after 120 s, and then says so).
+  ///
+  /// The bounds of these tests are generous and no proof rests on a duration: in a full run
+  /// on two busy cores, synchronous suites have held the cooperative pool for a minute.
   @Test func theFirstChunkArrivesWhileTheServerIsStillSending() async throws {
     let id = uniqueID()
     let transport = URLSessionTransport()
-    let (text, elapsed) = try await timed(limit: .seconds(15)) {
+    let (text, _) = try await timed(limit: .seconds(100)) {
       let streamed = try await transport.stream(try request("/stream/gate?id=\(id)"))
       #expect(streamed.response.statusCode == 200)
       var iterator = streamed.body.makeAsyncIterator()
@@ -43,8 +46,7 @@ import Testing
       return (first.map { String(decoding: $0, as: UTF8.self) } ?? "")
         + String(decoding: rest, as: UTF8.self)
     }
-    #expect(text == "first\nsecond\n")
-    #expect(elapsed < .seconds(15))
+    #expect(text == "first\nsecond (released)\n")
   }
 
   /// Leaving the loop, or cancelling the consuming task, closes the connection: the server's
@@ -68,7 +70,7 @@ import Testing
         let streamed = try await transport.stream(try request(path))
         for try await _ in streamed.body { started.offer(()) }
       }
-      let (_, _) = try await timed(limit: .seconds(10)) {
+      let (_, _) = try await timed(limit: .seconds(60)) {
         await withCheckedContinuation { continuation in
           started.onFirst { continuation.resume() }
         }
@@ -77,9 +79,9 @@ import Testing
       let outcome = await task.result
       #expect(throws: CancellationError.self) { try outcome.get() }
     }
-    // The server notices on its next writes, every 10 ms; allow a busy machine 10 s.
+    // The server notices on its next writes, every 10 ms; allow a busy machine 30 s.
     var seen = 0
-    for _ in 0..<100 {
+    for _ in 0..<300 {
       seen = try await hits("disconnect-\(id)").count
       if seen > 0 { break }
       try await Task.sleep(for: .milliseconds(100))
@@ -88,11 +90,12 @@ import Testing
   }
 
   /// A server that stalls after the first chunk ends the body with `.timedOut` after the
-  /// request's timeout (1 s), long before it would go on (30 s).
+  /// request's timeout (1 s), long before it would go on (200 s).
   @Test func aStalledServerTimesOutBetweenChunks() async throws {
     let transport = URLSessionTransport()
-    let (outcome, elapsed) = try await timed(limit: .seconds(20)) {
-      let streamed = try await transport.stream(try request("/stream/stall?seconds=30", timeout: 1))
+    let (outcome, _) = try await timed(limit: .seconds(100)) {
+      let streamed = try await transport.stream(
+        try request("/stream/stall?seconds=200", timeout: 1))
       var chunks = 0
       do {
         for try await _ in streamed.body { chunks += 1 }
@@ -102,7 +105,6 @@ import Testing
       }
     }
     #expect(outcome == "timedOut after 1 chunks")
-    #expect(elapsed < .seconds(20))
   }
 
   /// A slow steady stream (a chunk every 0.4 s for about 3.2 s) runs longer than the 2 s timeout
@@ -118,19 +120,30 @@ import Testing
     #expect(ContinuousClock.now - start > .seconds(2))
   }
 
+  /// A connection reset mid-body: the chunk that came first, then the transport's error (never
+  /// a body that silently ends early).
+  @Test func aConnectionLostMidBodyThrowsAfterTheChunksThatCame() async throws {
+    let streamed = try await URLSessionTransport().stream(try request("/stream/reset"))
+    var received = Data()
+    let error = await #expect(throws: URLError.self) {
+      for try await chunk in streamed.body { received.append(chunk) }
+    }
+    #expect(received == Data("first\n".utf8))
+    #expect(error?.code != .cancelled)
+  }
+
   /// A server that accepts and never answers times out waiting for the head.
   @Test func aServerThatSendsNoHeadTimesOut() async throws {
     let transport = URLSessionTransport()
-    let (outcome, elapsed) = try await timed(limit: .seconds(20)) {
+    let (outcome, _) = try await timed(limit: .seconds(100)) {
       do {
-        _ = try await transport.stream(try request("/delay?seconds=30", timeout: 1))
+        _ = try await transport.stream(try request("/delay?seconds=200", timeout: 1))
         return "answered"
       } catch let error as URLError {
         return error.code == .timedOut ? "timedOut" : "\(error.code)"
       }
     }
     #expect(outcome == "timedOut")
-    #expect(elapsed < .seconds(20))
   }
 
   /// A redirect to another origin (localhost instead of 127.0.0.1) drops `Authorization`, as
@@ -163,7 +176,7 @@ import Testing
   @Test(arguments: ["basic", "digest", "unknown"], SessionKind.allCases)
   func a401WithAChallengeComesBackAsItIs(_ scheme: String, _ session: SessionKind) async throws {
     let (transport, _) = session.transport()
-    let (result, _) = try await timed(limit: .seconds(15)) {
+    let (result, _) = try await timed(limit: .seconds(60)) {
       let streamed = try await transport.stream(
         try request("/challenge?scheme=\(scheme)", timeout: 10))
       let body = try await streamed.body.collect()
