@@ -80,7 +80,7 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   elementRows.add("decodeEnvelope([Row], at: items)") {
     _ = try decoder.decodeEnvelope([StreamRow].self, from: envelope, at: "items")
   }
-  elementRows.add("JSONElementFramer + FrameDecoder, batches") {
+  elementRows.add("framer + FrameDecoder, one per chunk") {
     var framer = JSONElementFramer(elementsAt: "items", in: .default)
     let frames = FrameDecoder(decoder)
     try chunks(of: envelope, size: chunkSize) { chunk in
@@ -93,7 +93,7 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
     let status = try framer.envelopeStatus(atEnd: true)
     precondition(status?.isSuccess == true)
   }
-  elementRows.add("JSONElementFramer + FrameDecoder, each") {
+  elementRows.add("framer + FrameDecoder, one per element") {
     var framer = JSONElementFramer(elementsAt: "items", in: .default)
     let frames = FrameDecoder(decoder)
     try chunks(of: envelope, size: chunkSize) { chunk in
