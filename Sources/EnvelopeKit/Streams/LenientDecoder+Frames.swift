@@ -133,7 +133,8 @@ package final class FrameDecoder {
 }
 
 /// A batch of elements decoded: the values in order, their report, and the error of the element
-/// that stopped the batch (the values are those before it).
+/// that stopped the batch (the values are those before it). The report is one decode's: capped
+/// at `LenientDecoder.maxReportEntries` for the batch, not for each element.
 package struct BatchDecoded<T> {
   /// The values.
   package var values: [T]
