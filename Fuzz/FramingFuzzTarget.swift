@@ -21,6 +21,9 @@ public func fuzzFraming(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   if let violation = FramingOracle.checkElements(document, at: path, sizes: cycled) {
     fatalError("The framing promise is broken: \(violation)")
   }
+  if let violation = FramingOracle.checkBatches(document, at: path, sizes: cycled) {
+    fatalError("The batch promise is broken: \(violation)")
+  }
   if let violation = FramingOracle.checkChunking(document, sizes: cycled) {
     fatalError("The chunking promise is broken: \(violation)")
   }

@@ -80,7 +80,20 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
   elementRows.add("decodeEnvelope([Row], at: items)") {
     _ = try decoder.decodeEnvelope([StreamRow].self, from: envelope, at: "items")
   }
-  elementRows.add("JSONElementFramer + decodeFrame") {
+  elementRows.add("framer + FrameDecoder, one per chunk") {
+    var framer = JSONElementFramer(elementsAt: "items", in: .default)
+    let frames = FrameDecoder(decoder)
+    try chunks(of: envelope, size: chunkSize) { chunk in
+      try framer.feedBatch(chunk) { batch in
+        let decoded = frames.decode(StreamRow.self, batch: batch)
+        if let error = decoded.error { throw error }
+      }
+    }
+    try framer.finish()
+    let status = try framer.envelopeStatus(atEnd: true)
+    precondition(status?.isSuccess == true)
+  }
+  elementRows.add("framer + FrameDecoder, one per element") {
     var framer = JSONElementFramer(elementsAt: "items", in: .default)
     let frames = FrameDecoder(decoder)
     try chunks(of: envelope, size: chunkSize) { chunk in
@@ -89,8 +102,6 @@ private func chunks(of data: Data, size: Int, _ body: (UnsafeRawBufferPointer) t
       }
     }
     try framer.finish()
-    let status = try framer.envelopeStatus(atEnd: true)
-    precondition(status?.isSuccess == true)
   }
   elementRows.add("JSONElementFramer alone") {
     var framer = JSONElementFramer(elementsAt: "items", in: .default)

@@ -478,4 +478,13 @@ extension DecoderImpl {
       allowsFallback: false, type: type)
     try element(type, at: position, keep)
   }
+
+  /// Decodes `document` (an array of a stream's elements) as `[T]`: element paths start with
+  /// `[k]`, k counted in the batch; unusable elements are dropped as in any array.
+  func decodeBatch<T: Decodable>(_ type: [T].Type, in document: JSONDocument) throws -> [T] {
+    stack = StackGuard()
+    return try unbox(
+      type,
+      at: DecodingPosition(parent: ContainerFrame(root: document), index: 0, key: nil, type: type))
+  }
 }

@@ -51,6 +51,70 @@ package final class FrameDecoder {
     }
   }
 
+  /// Decodes a batch of elements (`JSONElementFramer.feedBatch(_:_:)`) in one decode, with
+  /// exactly the values, report and error that decoding each element on its own gives: report
+  /// paths start with each element's own index, and when an element throws, the elements
+  /// before it are in `values` and its error in `error` (the batch is then decoded again
+  /// element by element, to know which).
+  ///
+  /// - Parameters:
+  ///   - type: the element type.
+  ///   - batch: the elements.
+  /// - Returns: the values (lenient policy leaves out the dropped ones), their report, and the
+  ///   error that stopped the batch, if any.
+  package func decode<T: Decodable>(_ type: T.Type, batch: JSONElementFramer.Batch)
+    -> BatchDecoded<T>
+  {
+    _ = decoder.recorder.take()
+    do {
+      let values = try JSONDocument.scanning(
+        bytes: batch.bytes, maxDepth: maxDepth, allowsTrailingCommas: true
+      ) { document in
+        try decoder.decodeBatch([T].self, in: document)
+      }
+      return BatchDecoded(
+        values: values, report: Self.shifted(decoder.recorder.take(), by: batch.firstIndex),
+        error: nil)
+    } catch {
+      return oneByOne(type, batch)
+    }
+  }
+
+  /// The batch decoded element by element, up to the first that throws.
+  private func oneByOne<T: Decodable>(_ type: T.Type, _ batch: JSONElementFramer.Batch)
+    -> BatchDecoded<T>
+  {
+    var result = BatchDecoded<T>(values: [], report: DecodingReport(), error: nil)
+    for (offset, range) in batch.ranges.enumerated() {
+      do {
+        let decoded = try decode(
+          type, from: UnsafeBufferPointer(rebasing: batch.bytes[range]),
+          index: batch.firstIndex + offset)
+        if let value = decoded.value { result.values.append(value) }
+        result.report.entries += decoded.report.entries
+        result.report.omittedCount += decoded.report.omittedCount
+      } catch {
+        result.error = error
+        break
+      }
+    }
+    return result
+  }
+
+  /// A batch's report with each path's leading `[k]` made the element's own index.
+  private static func shifted(_ report: DecodingReport, by base: Int) -> DecodingReport {
+    guard base != 0, !report.entries.isEmpty else { return report }
+    var shifted = report
+    for position in shifted.entries.indices {
+      let path = shifted.entries[position].path
+      guard path.hasPrefix("["), let close = path.firstIndex(of: "]"),
+        let index = Int(path[path.index(after: path.startIndex)..<close])
+      else { continue }
+      shifted.entries[position].path = "[\(base + index)]" + path[path.index(after: close)...]
+    }
+    return shifted
+  }
+
   /// `decode(_:from:index:)` for a frame held in `Data`.
   ///
   /// - Parameters:
@@ -66,6 +130,18 @@ package final class FrameDecoder {
       try decode(type, from: raw.bindMemory(to: UInt8.self), index: index)
     }
   }
+}
+
+/// A batch of elements decoded: the values in order, their report, and the error of the element
+/// that stopped the batch (the values are those before it). The report is one decode's: capped
+/// at `LenientDecoder.maxReportEntries` for the batch, not for each element.
+package struct BatchDecoded<T> {
+  /// The values.
+  package var values: [T]
+  /// Their report, paths starting with each element's index.
+  package var report: DecodingReport
+  /// The error of the first element that threw, if any.
+  package var error: (any Error)?
 }
 
 extension LenientDecoder {

@@ -8,6 +8,9 @@ import Foundation
 // fuzz target:
 // - the elements framed from a document fed in the given chunks, each decoded as `JSON`, equal
 //   the whole-body strict decode of `[JSON]` at the path, and either both throw or neither;
+// - the elements decoded in batches (one decode per chunk) give the same values, report and
+//   error as each element decoded on its own, leniently as `Int` (drift: coerced, dropped) and
+//   strictly as `JSON`;
 // - the Server-Sent Events and the JSON Lines of the same bytes are the same whatever the
 //   chunks (against the bytes in one chunk).
 
@@ -76,6 +79,63 @@ enum FramingOracle {
       return
         "path \(path), chunks \(sizes): whole body threw \(error), framing gave \(actual): \(text)"
     }
+  }
+
+  /// What a decode of the elements gave: values, report entries, whether it threw.
+  struct Decodes<T: Equatable>: Equatable {
+    var values: [T] = []
+    var entries: [DecodingReport.Entry] = []
+    var threw = false
+  }
+
+  /// The elements decoded one by one (`each`) or in batches.
+  static func decodes<T: Decodable & Equatable>(
+    _ type: T.Type, _ chunks: [[UInt8]], at path: JSONPath, policy: DecodingPolicy,
+    batched: Bool
+  ) -> Decodes<T> {
+    var framer = JSONElementFramer(elementsAt: path)
+    let frames = FrameDecoder(LenientDecoder(policy: policy))
+    var result = Decodes<T>()
+    do {
+      try each(chunks) { chunk in
+        if batched {
+          try framer.feedBatch(chunk) { batch in
+            let decoded = frames.decode(T.self, batch: batch)
+            result.values += decoded.values
+            result.entries += decoded.report.entries
+            if let error = decoded.error { throw error }
+          }
+        } else {
+          try framer.feed(chunk) { element in
+            let decoded = try frames.decode(T.self, from: element.bytes, index: element.index)
+            result.values += decoded.value.map { [$0] } ?? []
+            result.entries += decoded.report.entries
+          }
+        }
+      }
+    } catch {
+      result.threw = true
+    }
+    return result
+  }
+
+  /// The batch promise for one document; a violation, or nil.
+  static func checkBatches(_ bytes: [UInt8], at path: JSONPath, sizes: [Int]) -> String? {
+    let split = chunks(bytes, sizes: sizes)
+    let text = String(decoding: bytes, as: UTF8.self)
+    let lenientEach = decodes(Int.self, split, at: path, policy: .lenient, batched: false)
+    let lenientBatched = decodes(Int.self, split, at: path, policy: .lenient, batched: true)
+    if lenientEach != lenientBatched {
+      return
+        "lenient Int, chunks \(sizes): batched \(lenientBatched), one by one \(lenientEach): \(text)"
+    }
+    let strictEach = decodes(JSON.self, split, at: path, policy: .strict, batched: false)
+    let strictBatched = decodes(JSON.self, split, at: path, policy: .strict, batched: true)
+    if strictEach != strictBatched {
+      return
+        "strict JSON, chunks \(sizes): batched \(strictBatched), one by one \(strictEach): \(text)"
+    }
+    return nil
   }
 
   /// An event as compared here.
