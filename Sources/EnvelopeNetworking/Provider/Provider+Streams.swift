@@ -323,9 +323,23 @@ struct ElementsFraming<T: Decodable>: StreamFraming {
   }
 
   mutating func feed(_ chunk: Data, _ emit: (Framed<T>) -> Void) throws {
-    let frames = self.frames
-    try framer.feed(chunk) { element in
-      emit(LinesFraming<T>.decode(frames, element.bytes, element.index))
+    guard let frames else { return }
+    // The elements a chunk completes are decoded in one decode (a small element costs far
+    // less than a decode of its own), with each element's values, report and error.
+    try chunk.withUnsafeBytes { bytes in
+      try framer.feedBatch(bytes) { batch in
+        let decoded = frames.decode(T.self, batch: batch)
+        for (offset, value) in decoded.values.enumerated() {
+          let last = offset == decoded.values.count - 1
+          emit(Framed(value: .success(value), report: last ? decoded.report : DecodingReport()))
+        }
+        if decoded.values.isEmpty, !decoded.report.isEmpty {
+          emit(Framed(value: .success(nil), report: decoded.report))
+        }
+        if let error = decoded.error {
+          emit(Framed(value: .failure(error), report: DecodingReport()))
+        }
+      }
     }
     if let error = framer.arrayError(atEnd: false) { throw error }
   }
