@@ -648,3 +648,55 @@ where Framing.Element: Sendable {
 enum StreamEnd: Error {
   case failed(any Error)
 }
+
+/// A whole stream body decoded from memory by the rules of the provider's streams: the same
+/// framings, so a contract test of a recorded stream (`FixtureContract.decodeLines` and its
+/// siblings) checks exactly what a live stream would yield.
+package enum RecordedStream {
+  /// The values of a JSON Lines body, with their report.
+  package static func lines<T: Decodable & Sendable>(
+    _ type: T.Type, from body: Data, decoder: LenientDecoder
+  ) throws -> Decoded<[T]> {
+    try values(LinesFraming<T>(), body, decoder, format: nil)
+  }
+
+  /// The events of a Server-Sent Events body, with their report.
+  package static func events<T: Decodable & Sendable>(
+    _ type: T.Type, from body: Data, endMarker: String?, decoder: LenientDecoder
+  ) throws -> Decoded<[ServerSentEvent<T>]> {
+    try values(EventsFraming<T>(endMarker: endMarker), body, decoder, format: nil)
+  }
+
+  /// The elements of the array at `path` (inside the envelope's data; from the root when
+  /// `format` is nil or `.plain`), with their report; a business failure throws.
+  package static func elements<T: Decodable & Sendable>(
+    _ type: T.Type, from body: Data, at path: JSONPath, format: EnvelopeFormat?,
+    decoder: LenientDecoder
+  ) throws -> Decoded<[T]> {
+    let envelope = format.flatMap { $0.isPlain ? nil : $0 }
+    return try values(
+      ElementsFraming<T>(path: path, format: envelope), body, decoder, format: envelope)
+  }
+
+  private static func values<F: StreamFraming>(
+    _ framing: F, _ body: Data, _ decoder: LenientDecoder, format: EnvelopeFormat?
+  ) throws -> Decoded<[F.Element]> {
+    var framing = framing
+    framing.start(decoder)
+    var framed: [Framed<F.Element>] = []
+    try framing.feed(body) { framed.append($0) }
+    if !framing.isDone { try framing.finish { framed.append($0) } }
+    if let format, let status = try framing.status(atEnd: true), !status.isSuccess {
+      throw format.error(for: status)
+    }
+    var values: [F.Element] = []
+    var entries: [DecodingReport.Entry] = []
+    var omitted = 0
+    for frame in framed {
+      entries += frame.report.entries
+      omitted += frame.report.omittedCount
+      if let value = try frame.value.get() { values.append(value) }
+    }
+    return Decoded(value: values, report: DecodingReport(entries: entries, omittedCount: omitted))
+  }
+}

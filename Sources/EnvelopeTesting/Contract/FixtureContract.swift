@@ -50,10 +50,28 @@ public enum FixtureContract {
     _ type: T.Type, fixture: String, envelope: EnvelopeFormat?, at path: JSONPath?,
     decoder: LenientDecoder, acceptedDrift: AcceptedDrift, filePath: String
   ) throws -> DriftOutcome<T> {
-    var file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
     // The envelope's data path or the `at:` path is read as written, not through the strategy.
     let dataSteps = envelope.map { $0.isPlain ? 0 : $0.data.components.count } ?? 0
-    file.rawSteps = dataSteps + (path?.components.count ?? 0)
+    return try check(
+      fixture: fixture, decoder: decoder, acceptedDrift: acceptedDrift, filePath: filePath,
+      rawSteps: dataSteps + (path?.components.count ?? 0)
+    ) { decoder, body in
+      if let envelope {
+        return try decoder.decodeEnvelopeWithReport(
+          T.self, from: body, format: envelope, at: path ?? .root)
+      }
+      return try decoder.decodeWithReport(T.self, from: body, at: path)
+    }
+  }
+
+  /// The one check: `run` decodes the fixture's body strictly (or leniently under a baseline,
+  /// its drift compared with the baseline's); a failure names the fixture and the position.
+  static func check<R>(
+    fixture: String, decoder: LenientDecoder, acceptedDrift: AcceptedDrift, filePath: String,
+    rawSteps: Int, run body: (LenientDecoder, Data) throws -> Decoded<R>
+  ) throws -> DriftOutcome<R> {
+    var file = try FixtureFile(fixture, filePath: filePath, keys: decoder.keyDecodingStrategy)
+    file.rawSteps = rawSteps
     var strict = decoder
     strict.policy = .strict
     var lenient = decoder
@@ -62,13 +80,7 @@ public enum FixtureContract {
       // Every entry, so the baseline compares them all.
       lenient.maxReportEntries = .max
     }
-    func run(_ decoder: LenientDecoder) throws -> Decoded<T> {
-      if let envelope {
-        return try decoder.decodeEnvelopeWithReport(
-          T.self, from: file.body, format: envelope, at: path ?? .root)
-      }
-      return try decoder.decodeWithReport(T.self, from: file.body, at: path)
-    }
+    func run(_ decoder: LenientDecoder) throws -> Decoded<R> { try body(decoder, file.body) }
     switch acceptedDrift {
     case .none:
       do {
@@ -81,7 +93,7 @@ public enum FixtureContract {
         throw ContractFailure(message: message)
       }
     case .baseline:
-      let decoded: Decoded<T>
+      let decoded: Decoded<R>
       do {
         decoded = try run(lenient)
       } catch {
