@@ -180,6 +180,22 @@ import Testing
     #expect(lenient.report.entries.first?.path == "[1]")
   }
 
+  struct Holder: Codable, Equatable, Sendable {
+    var shape: Shape?
+  }
+
+  /// A present Optional: strict throws, lenient nulls it (reported), as for any value that
+  /// throws there.
+  @Test func unknownTagInAnOptional() throws {
+    let json = #"{"shape":{"kind":"hexagon"}}"#
+    #expect(throws: DecodingError.self) {
+      try LenientDecoder(policy: .strict).decode(Holder.self, from: json)
+    }
+    let lenient = try LenientDecoder(policy: .lenient).decodeWithReport(Holder.self, from: json)
+    #expect(lenient.value == Holder(shape: nil))
+    #expect(lenient.report.entries.map(\.kind) == [.nulled])
+  }
+
   @Test func unknownTagErrorNamesTheTagAndTheVariants() throws {
     do {
       _ = try LenientDecoder(policy: .strict).decode(Shape.self, from: #"{"kind":"hexagon"}"#)
