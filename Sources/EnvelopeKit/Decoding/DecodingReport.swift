@@ -92,8 +92,9 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
   /// Whether nothing was coerced or fell back (and no unknown variant was kept).
   public var isEmpty: Bool { entries.isEmpty && omittedCount == 0 }
 
-  /// Whether a stored entry is drift: something strict policy would have rejected. The drift
+  /// Whether the report holds drift: something strict policy would have rejected. The drift
   /// entries list exactly what strict would reject; an `unknownVariant` entry is a notice.
+  /// Entries past the cap count as drift (their kinds are not kept).
   public var hasDrift: Bool { omittedCount > 0 || entries.contains { $0.kind.isDrift } }
 
   /// Every entry made, stored or not.
