@@ -8,8 +8,8 @@ import Foundation
 /// `ContainerFrame` (document, path, declared initial values), which the positions it makes
 /// share.
 final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContainerProtocol {
-  private let decoder: DecoderImpl
-  private let object: Int?
+  let decoder: DecoderImpl
+  let object: Int?
   /// Key → value token, for keys a `.custom` strategy converts and for large objects; nil:
   /// scan the object.
   private let table: [String: Int]?
@@ -18,7 +18,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private let snakeCase: Bool
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
-  private let mappings: [String: KeyMapping]?
+  let mappings: [String: KeyMapping]?
   /// The keys that may not be missing or null (`missingKeys = .error`, `require`); nil for
   /// almost every container.
   private let requirement: KeyRequirement?

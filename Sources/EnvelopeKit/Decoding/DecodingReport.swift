@@ -21,6 +21,13 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
       case dropped
       /// The value was present but unusable; an Optional became nil.
       case nulled
+      /// A `TaggedDecodable` value's tag named no variant and the type's own
+      /// `unknown(tag:json:)` kept it (the entry's `found` says `tag "…"`).
+      ///
+      /// Not drift: strict policy decodes the value the same way, since the type itself
+      /// accepts unknown tags. It is recorded in both policies, so that a new variant the
+      /// server started sending shows in the report; `isDrift` is false for it.
+      case unknownVariant
 
       /// The kind's name.
       public var description: String {
@@ -29,8 +36,13 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
         case .defaulted: return "defaulted"
         case .dropped: return "dropped"
         case .nulled: return "nulled"
+        case .unknownVariant: return "unknownVariant"
         }
       }
+
+      /// Whether the entry is something strict policy would have rejected (every kind but
+      /// `unknownVariant`, which the type itself accepts).
+      public var isDrift: Bool { self != .unknownVariant }
     }
 
     /// Where, from the document root: `data.items[2].age`.
@@ -77,8 +89,13 @@ public struct DecodingReport: Sendable, Sequence, CustomStringConvertible {
     self.omittedCount = omittedCount
   }
 
-  /// Whether nothing was coerced or fell back.
+  /// Whether nothing was coerced or fell back (and no unknown variant was kept).
   public var isEmpty: Bool { entries.isEmpty && omittedCount == 0 }
+
+  /// Whether the report holds drift: something strict policy would have rejected. The drift
+  /// entries list exactly what strict would reject; an `unknownVariant` entry is a notice.
+  /// Entries past the cap count as drift (their kinds are not kept).
+  public var hasDrift: Bool { omittedCount > 0 || entries.contains { $0.kind.isDrift } }
 
   /// Every entry made, stored or not.
   public var totalCount: Int { entries.count + omittedCount }

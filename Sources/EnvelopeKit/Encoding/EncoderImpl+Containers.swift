@@ -342,3 +342,14 @@ protocol OptionalEncodable {
 extension Optional: OptionalEncodable {
   var isNone: Bool { self == nil }
 }
+
+extension KeyedEncoding: UnknownKeysSink {
+  /// Writes a model's `@UnknownKeys` members as they are (no key strategy), skipping a name
+  /// the model wrote itself.
+  func writeUnknownMembers(_ members: [String: JSON]) {
+    for (name, value) in members where tree.member(of: container, named: name) == nil {
+      let item = tree.appendMember(named: name, to: container)
+      tree.appendJSON(value, into: item, depth: depth + 1)
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Paths into a tagged value's object, read and written through keyed containers.
+enum TaggedPath {
+  /// The keys of `path`; an index is an error (tagged paths go through objects).
+  static func keys(of path: JSONPath, codingPath: [any CodingKey]) throws -> [AnyCodingKey] {
+    try path.components.map { component in
+      guard case .key = component else {
+        throw DecodingError.dataCorrupted(
+          DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "The tagged path \(path) has an array index; it may hold keys only."
+          ))
+      }
+      return AnyCodingKey(component)
+    }
+  }
+
+  /// The container holding `path`'s last key, and that key.
+  static func container(holding path: JSONPath, in decoder: any Decoder) throws -> (
+    KeyedDecodingContainer<AnyCodingKey>, AnyCodingKey
+  ) {
+    var keys = try keys(of: path, codingPath: decoder.codingPath)
+    var container = try decoder.container(keyedBy: AnyCodingKey.self)
+    let last = keys.removeLast()
+    for key in keys {
+      container = try container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: key)
+    }
+    return (container, last)
+  }
+
+  /// The tag at `path`; `keyNotFound` naming the path when it (or a step to it) is missing or
+  /// null.
+  static func readTag(at path: JSONPath, of type: Any.Type, in decoder: any Decoder) throws
+    -> String
+  {
+    guard !path.isEmpty else {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: decoder.codingPath, debugDescription: "\(type).tagPath is empty."))
+    }
+    var keys = try keys(of: path, codingPath: decoder.codingPath)
+    var container = try decoder.container(keyedBy: AnyCodingKey.self)
+    let last = keys.removeLast()
+    func missing(_ key: AnyCodingKey) -> DecodingError {
+      DecodingError.keyNotFound(
+        key,
+        DecodingError.Context(
+          codingPath: container.codingPath,
+          debugDescription: "No tag at \(path) for \(type): no value for \"\(key.stringValue)\"."))
+    }
+    for key in keys {
+      guard container.contains(key), try !container.decodeNil(forKey: key) else {
+        throw missing(key)
+      }
+      container = try container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: key)
+    }
+    guard container.contains(last), try !container.decodeNil(forKey: last) else {
+      throw missing(last)
+    }
+    return try container.decode(String.self, forKey: last)
+  }
+
+  /// Writes `value`'s tag at its tag path and its variant's value at `variantPath`, or into
+  /// the same object when `variantPath` is nil.
+  static func encode<T: TaggedEncodable>(
+    _ value: T, variantPath: JSONPath?, to encoder: any Encoder
+  )
+    throws
+  {
+    let variantValue = value.variantValue
+    if variantPath == nil { try variantValue.encode(to: encoder) }
+    var root = encoder.container(keyedBy: AnyCodingKey.self)
+    var tagKeys = try encodingKeys(T.tagPath, encoder)
+    guard let tagKey = tagKeys.popLast() else {
+      throw EncodingError.invalidValue(
+        value,
+        EncodingError.Context(
+          codingPath: encoder.codingPath, debugDescription: "\(T.self).tagPath is empty."))
+    }
+    var tagContainer = nested(&root, tagKeys)
+    try tagContainer.encode(value.tag, forKey: tagKey)
+    guard let variantPath else { return }
+    var valueKeys = try encodingKeys(variantPath, encoder)
+    guard let valueKey = valueKeys.popLast() else { return }
+    var valueContainer = nested(&root, valueKeys)
+    try valueContainer.encode(variantValue, forKey: valueKey)
+  }
+
+  private static func encodingKeys(_ path: JSONPath, _ encoder: any Encoder) throws
+    -> [AnyCodingKey]
+  {
+    do {
+      return try keys(of: path, codingPath: encoder.codingPath)
+    } catch {
+      throw EncodingError.invalidValue(
+        path.description,
+        EncodingError.Context(
+          codingPath: encoder.codingPath,
+          debugDescription: "The tagged path \(path) has an array index; it may hold keys only."))
+    }
+  }
+
+  private static func nested(
+    _ root: inout KeyedEncodingContainer<AnyCodingKey>, _ keys: [AnyCodingKey]
+  ) -> KeyedEncodingContainer<AnyCodingKey> {
+    var container = root
+    for key in keys {
+      container = container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: key)
+    }
+    return container
+  }
+}
