@@ -252,7 +252,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
 
   /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy.
   @inline(__always)
-  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+  func writeFloatingPoint<Number: JSONFloatingPoint>(
     _ value: Number, into member: Int, key: (any CodingKey)?,
     strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
   ) throws {
@@ -262,7 +262,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy, or an error
   /// at `path`.
   @inline(__always)
-  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+  func writeFloatingPoint<Number: JSONFloatingPoint>(
     _ value: Number, into member: Int, path: @autoclosure () -> [any CodingKey],
     strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
   ) throws {
