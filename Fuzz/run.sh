@@ -5,7 +5,8 @@
 #                strict vs Foundation, the depth limit) is the check
 #   encoding     the bytes drive the generator of EncoderDifferentialTests; its oracle
 #                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
-#                case style through ModelEncoder(matching:)) is the check
+#                case style through ModelEncoder(matching:), generated numbers' shortest text)
+#                is the check
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
 # Each target's corpus is kept in git (Fuzz/corpus/TARGET, minimised with -merge=1), so runs
 # spread over sessions build on each other; a run adds its new inputs there, to commit.
@@ -43,6 +44,7 @@ for target in "${targets[@]}"; do
   encoding)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/EncodingFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/EncodingOracle.swift \
+      Tests/EnvelopeKitTests/Support/FloatingPointOracle.swift \
       Tests/EnvelopeKitTests/Support/KeyRoundTripOracle.swift \
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \

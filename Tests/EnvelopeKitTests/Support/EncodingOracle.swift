@@ -13,7 +13,8 @@ import Foundation
 // byte for byte, or throws where it throws with the same path and message; without sorted keys
 // it writes the same JSON in encoding order. The generated models of `PromiseOracle`, decoded
 // from generated JSON, are checked the same way, and round-trip through a decoder's mapping;
-// generated keys round-trip through `ModelEncoder(matching:)` (`KeyRoundTripOracle`).
+// generated keys round-trip through `ModelEncoder(matching:)` (`KeyRoundTripOracle`); batches
+// of generated numbers are written as JSONEncoder writes them (`FloatingPointOracle`).
 // `Fuzz/EncodingFuzzTarget.swift` runs the same oracle.
 
 /// A generated value, encoded through every part of the `Encoder` API.
@@ -295,7 +296,11 @@ struct EncodingGenerator<Source: EntropySource> {
   }
 
   mutating func double() -> Double {
-    switch source.next(8) {
+    switch source.next(9) {
+    case 8:
+      var numbers = FloatingPointGenerator(source)
+      defer { source = numbers.source }
+      return numbers.double()
     case 0:
       return pick([
         0, -0.0, 1, -1, 0.1, 1e16, 1e15, 1e-5, 1e-4, 123_456_789_012_345_683_968,
@@ -310,7 +315,11 @@ struct EncodingGenerator<Source: EntropySource> {
   }
 
   mutating func float() -> Float {
-    switch source.next(4) {
+    switch source.next(5) {
+    case 4:
+      var numbers = FloatingPointGenerator(source)
+      defer { source = numbers.source }
+      return numbers.float()
     case 0: return pick([0, 0.1, 1e16, 3.4e38, .nan, .infinity, .leastNonzeroMagnitude, 1.5])
     case 1: return Float(bitPattern: UInt32(truncatingIfNeeded: source.next(Int.max)))
     default: return Float(source.next(100_000)) / pick([1, 7, 1_000])
@@ -476,9 +485,11 @@ enum EncodingOracle {
     var generator = EncodingGenerator(source)
     defer { source = generator.source }
     let options = generator.options()
-    switch generator.source.next(11) {
+    switch generator.source.next(12) {
     case 0:
       compare("deep", generator.deep(), options, into: &outcome)
+    case 11:
+      FloatingPointOracle.runBatch(&generator.source, count: 8, into: &outcome)
     case 3:
       KeyRoundTripOracle.runOne(&generator.source, into: &outcome)
     case 1, 2:
