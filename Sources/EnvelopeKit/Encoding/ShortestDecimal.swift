@@ -33,9 +33,10 @@ enum ShortestDecimal {
   @inline(__always)
   static func write(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
     let bits = value.bitPattern
-    let negative = bits >> 63 != 0
-    if negative { out.pointee = Text.minus }
-    let start = negative ? 1 : 0
+    // The sign without a branch (it varies from number to number): "-" is always written,
+    // and overwritten when the number is positive.
+    out.pointee = Text.minus
+    let start = Int(truncatingIfNeeded: bits >> 63)
     let magnitude = bits & ~(1 << 63)
     let fraction = magnitude & (1 << 52 &- 1)
     let biased = Int(truncatingIfNeeded: magnitude >> 52)
@@ -66,9 +67,10 @@ enum ShortestDecimal {
   @inline(__always)
   static func write(_ value: Float, to out: UnsafeMutablePointer<UInt8>) -> Int {
     let bits = value.bitPattern
-    let negative = bits >> 31 != 0
-    if negative { out.pointee = Text.minus }
-    let start = negative ? 1 : 0
+    // The sign without a branch (it varies from number to number): "-" is always written,
+    // and overwritten when the number is positive.
+    out.pointee = Text.minus
+    let start = Int(truncatingIfNeeded: bits >> 31)
     let magnitude = bits & ~(1 << 31)
     let fraction = UInt64(magnitude & (1 << 23 &- 1))
     let biased = Int(truncatingIfNeeded: magnitude >> 23)
@@ -122,18 +124,23 @@ enum ShortestDecimal {
     let middle = digitBlock(UInt32(truncatingIfNeeded: high &- top &* 100_000_000))
     let low = digitBlock(UInt32(truncatingIfNeeded: digits &- high &* 100_000_000))
     // Where the first digit is, how many zeros end them (the first digit is a block's lowest
-    // byte, so leading zeros are its low zero bytes and trailing zeros its high ones).
+    // byte, so leading zeros are its low "0" bytes and trailing zeros its high ones).
+    let middleValues = middle ^ Text.zeros
+    let lowValues = low ^ Text.zeros
     let first =
       top != 0
-      ? 0 : middle != 0 ? 1 &+ middle.trailingZeroBitCount >> 3 : 9 &+ low.trailingZeroBitCount >> 3
+      ? 0
+      : middleValues != 0
+        ? 1 &+ middleValues.trailingZeroBitCount >> 3 : 9 &+ lowValues.trailingZeroBitCount >> 3
     let trailingZeros =
-      low != 0
-      ? low.leadingZeroBitCount >> 3 : middle != 0 ? 8 &+ middle.leadingZeroBitCount >> 3 : 16
+      lowValues != 0
+      ? lowValues.leadingZeroBitCount >> 3
+      : middleValues != 0 ? 8 &+ middleValues.leadingZeroBitCount >> 3 : 16
     let count = 17 &- first
     let significant = count &- trailingZeros
     // The exponent of the first digit: d.ddd × 10^leading.
     let leading = decimal.exponent &+ count &- 1
-    let blocks = DigitBlocks(top: top, middle: middle | Text.zeros, low: low | Text.zeros)
+    let blocks = DigitBlocks(top: top, middle: middle, low: low)
     let raw = UnsafeMutableRawPointer(out)
     if exponential || leading < -4 {
       // "d.ddde+XX"
@@ -193,12 +200,13 @@ enum ShortestDecimal {
     /// past the last character may be overwritten.
     @inline(__always)
     func write(from index: Int, to out: UnsafeMutableRawPointer) {
-      if index == 0 {
-        out.storeBytes(of: Text.zero &+ UInt8(truncatingIfNeeded: top), as: UInt8.self)
-        out.storeBytes(of: middle.littleEndian, toByteOffset: 1, as: UInt64.self)
-        out.storeBytes(of: low.littleEndian, toByteOffset: 9, as: UInt64.self)
-      } else if index <= 8 {
-        out.storeBytes(of: (middle &>> (8 &* (index &- 1))).littleEndian, as: UInt64.self)
+      if index <= 8 {
+        // Without a branch on whether there are 17 digits (about every other number).
+        let head =
+          index == 0 ? middle &<< 8 | (UInt64(Text.zero) &+ top) : middle &>> (8 &* (index &- 1))
+        out.storeBytes(of: head.littleEndian, as: UInt64.self)
+        out.storeBytes(
+          of: UInt8(truncatingIfNeeded: middle &>> 56), toByteOffset: 8 &- index, as: UInt8.self)
         out.storeBytes(of: low.littleEndian, toByteOffset: 9 &- index, as: UInt64.self)
       } else {
         out.storeBytes(of: (low &>> (8 &* (index &- 9))).littleEndian, as: UInt64.self)
@@ -206,17 +214,37 @@ enum ShortestDecimal {
     }
   }
 
-  /// The eight decimal digits of `value` (< 10^8) as the bytes of a word, the first digit in the
-  /// lowest byte, each 0...9: split in halves, quarters and single digits, all lanes at once
-  /// (division by 100 and 10 as a multiplication and shift, exact in these ranges).
+  /// The eight decimal digits of `value` (< 10^8) as the characters of a word, the first in
+  /// the lowest byte: `value / 10^6` in fixed point with 57 fraction bits, then two digits at a
+  /// time by multiplying the fraction by 100 (exact for every value below 10^8: checked
+  /// exhaustively), each pair looked up in `digitPairs`.
   @inline(__always)
   static func digitBlock(_ value: UInt32) -> UInt64 {
-    let upper = value / 10_000
-    let halves = UInt64(upper) | UInt64(value &- upper &* 10_000) << 32
-    let hundreds = (halves &* 10_486) >> 20 & 0x0000_007F_0000_007F
-    let quarters = hundreds | (halves &- hundreds &* 100) << 16
-    let tens = (quarters &* 103) >> 10 & 0x000F_000F_000F_000F
-    return tens | (quarters &- tens &* 10) << 8
+    let fraction: UInt64 = 1 &<< 57 &- 1
+    var scaled = UInt64(value) &* 144_115_188_076  // ceil(2^57 / 10^6)
+    let first = scaled &>> 57
+    scaled = (scaled & fraction) &* 100
+    let second = scaled &>> 57
+    scaled = (scaled & fraction) &* 100
+    let third = scaled &>> 57
+    scaled = (scaled & fraction) &* 100
+    let fourth = scaled &>> 57
+    return digitPair(first) | digitPair(second) &<< 16 | digitPair(third) &<< 32
+      | digitPair(fourth) &<< 48
+  }
+
+  /// The two characters of `pair` (0...99), the first in the low byte.
+  @inline(__always)
+  private static func digitPair(_ pair: UInt64) -> UInt64 {
+    let digitPairs: StaticString = """
+      00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+      40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+      8081828384858687888990919293949596979899
+      """
+    return UInt64(
+      UInt16(
+        littleEndian: UnsafeRawPointer(digitPairs.utf8Start).loadUnaligned(
+          fromByteOffset: Int(truncatingIfNeeded: pair) &* 2, as: UInt16.self)))
   }
 
   // MARK: - Digits
@@ -256,26 +284,25 @@ enum ShortestDecimal {
     let scaledLower = scaleRoundingToOdd(powerHigh, powerLow, lowerEnd &<< shift) &+ out
     let scaledUpper = scaleRoundingToOdd(powerHigh, powerLow, upperEnd &<< shift) &- out
 
-    // Every candidate is compared, then one is selected: which one wins varies from value to
-    // value, so branches would be mispredicted half the time.
+    // Every candidate is compared, then one is selected with integer arithmetic: which one
+    // wins varies from number to number, so branches would be mispredicted half the time.
+    @inline(__always) func bit(_ condition: Bool) -> UInt64 { condition ? 1 : 0 }
     let floor = scaled &>> 2
     // One digit fewer: the multiples of ten on either side (the interval is less than ten
     // units wide, so at most one of them is in it).
     let below = floor / 10 &* 10
-    let above = below &+ 10
-    let belowIn = scaledLower <= below &<< 2
-    let aboveIn = above &<< 2 <= scaledUpper
-    let shorter = floor >= 10 && belowIn != aboveIn
-    // Otherwise the integer on either side in the interval; both in: the closer one, the even
-    // one on a tie.
-    let ceiling = floor &+ 1
-    let floorIn = scaledLower <= floor &<< 2
-    let ceilingIn = ceiling &<< 2 <= scaledUpper
-    let middle = (floor &+ ceiling) &<< 1
-    let floorIsCloser = scaled < middle || (scaled == middle && floor & 1 == 0)
-    let pickFloor = floorIn && (!ceilingIn || floorIsCloser)
-    let digits = shorter ? (belowIn ? below : above) : (pickFloor ? floor : ceiling)
-    return (digits, k)
+    let belowIn = bit(scaledLower <= below &<< 2)
+    let aboveIn = bit((below &+ 10) &<< 2 <= scaledUpper)
+    let shorter = bit(floor >= 10) & (belowIn ^ aboveIn)
+    let short = below &+ 10 &* (1 &- belowIn)
+    // Otherwise the integer on either side in the interval (one of them is); both in: the
+    // closer one, the even one on a tie.
+    let floorIn = bit(scaledLower <= floor &<< 2)
+    let ceilingIn = bit((floor &+ 1) &<< 2 <= scaledUpper)
+    let floorIsCloser = bit(scaled &+ (floor & 1) <= (floor &<< 2) &+ 2)
+    let long = floor &+ (ceilingIn & (1 ^ (floorIn & floorIsCloser)))
+    let pick = 0 &- shorter
+    return (short & pick | long & ~pick, k)
   }
 
   /// The top 64 bits of the 192-bit product of the 128-bit `high:low` and `factor`, with the
@@ -309,9 +336,9 @@ enum ShortestDecimal {
   /// Writes `pair` (0...99) as two digits.
   @inline(__always)
   private static func writePair(_ pair: Int, _ out: UnsafeMutablePointer<UInt8>) {
-    let tens = pair / 10
-    out[0] = Text.zero &+ UInt8(truncatingIfNeeded: tens)
-    out[1] = Text.zero &+ UInt8(truncatingIfNeeded: pair &- tens &* 10)
+    UnsafeMutableRawPointer(out).storeBytes(
+      of: UInt16(truncatingIfNeeded: digitPair(UInt64(truncatingIfNeeded: pair))).littleEndian,
+      as: UInt16.self)
   }
 }
 
