@@ -41,7 +41,21 @@ struct FloatingPointGenerator<Source: EntropySource> {
     return source.next(2) == 0 ? nudged : -nudged
   }
 
+  /// A finite `Double` (a decimal past the range reads as infinity: it becomes the largest).
   mutating func double() -> Double {
+    let value = anyDouble()
+    return value.isFinite
+      ? value : value.sign == .minus ? -.greatestFiniteMagnitude : .greatestFiniteMagnitude
+  }
+
+  /// A finite `Float`.
+  mutating func float() -> Float {
+    let value = anyFloat()
+    return value.isFinite
+      ? value : value.sign == .minus ? -.greatestFiniteMagnitude : .greatestFiniteMagnitude
+  }
+
+  private mutating func anyDouble() -> Double {
     switch source.next(9) {
     case 0, 1:
       let value = Double(bitPattern: bits())
@@ -74,7 +88,7 @@ struct FloatingPointGenerator<Source: EntropySource> {
     }
   }
 
-  mutating func float() -> Float {
+  private mutating func anyFloat() -> Float {
     switch source.next(8) {
     case 0, 1:
       let value = Float(bitPattern: UInt32(truncatingIfNeeded: bits()))
