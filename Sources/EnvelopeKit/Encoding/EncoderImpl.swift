@@ -344,28 +344,53 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     // identifiers looked up once.
     let type = ObjectIdentifier(T.self)
     if type == context.scalarArrays.doubles {
-      try writeElements(reinterpret(value, as: [Double].self), into: member, key: key, depth: depth)
-      {
+      try writeElements(
+        reinterpret(value, as: [Double].self), into: member, depth: depth,
+        path: { self.path(adding: key) }
+      ) {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
+    } else if type == context.scalarArrays.doubleRows {
+      // Rows of numbers (coordinates, matrices): one generic call per row would dominate.
+      let rows = reinterpret(value, as: [[Double]].self)
+      guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
+      let container = tree.attachContainer(to: member, isObject: false, depth: depth)
+      for (index, row) in rows.enumerated() {
+        let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+        try writeElements(
+          row, into: item, depth: depth + 1,
+          path: { self.path(adding: key) + [AnyCodingKey(intValue: index)] }
+        ) {
+          try self.writeFloatingPoint($0, into: $1, path: $2())
+        }
+      }
     } else if type == context.scalarArrays.floats {
-      try writeElements(reinterpret(value, as: [Float].self), into: member, key: key, depth: depth)
-      {
+      try writeElements(
+        reinterpret(value, as: [Float].self), into: member, depth: depth,
+        path: { self.path(adding: key) }
+      ) {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
     } else if type == context.scalarArrays.ints {
-      try writeElements(reinterpret(value, as: [Int].self), into: member, key: key, depth: depth) {
+      try writeElements(
+        reinterpret(value, as: [Int].self), into: member, depth: depth,
+        path: { self.path(adding: key) }
+      ) {
         value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if type == context.scalarArrays.int64s {
-      try writeElements(reinterpret(value, as: [Int64].self), into: member, key: key, depth: depth)
-      { value, item, _ in
+      try writeElements(
+        reinterpret(value, as: [Int64].self), into: member, depth: depth,
+        path: { self.path(adding: key) }
+      ) { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if type == context.scalarArrays.strings {
-      try writeElements(reinterpret(value, as: [String].self), into: member, key: key, depth: depth)
-      {
+      try writeElements(
+        reinterpret(value, as: [String].self), into: member, depth: depth,
+        path: { self.path(adding: key) }
+      ) {
         value, item, _ in
         self.write(into: item) { $0.appendString(value) }
       }
@@ -376,19 +401,25 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   }
 
   /// The elements of a scalar array as members of a new array container at `member`.
+  ///
+  /// - Parameters:
+  ///   - elements: the array.
+  ///   - member: the member the array is the value of.
+  ///   - depth: the array container's nesting level.
+  ///   - path: the array's coding path (made only for an error).
+  ///   - write: writes an element into a member; its third argument makes the element's path.
+  /// - Throws: what `write` throws; `EncodingError` past the depth limit.
   @inline(__always)
   private func writeElements<Element>(
-    _ elements: [Element], into member: Int, key: (any CodingKey)?, depth: Int,
+    _ elements: [Element], into member: Int, depth: Int, path: () -> [any CodingKey],
     _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
     let container = tree.attachContainer(to: member, isObject: false, depth: depth)
     for (index, element) in elements.enumerated() {
       let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
-      try write(element, item) {
-        // The path a non-finite element is reported at: the array's, then its index.
-        self.path(adding: key) + [AnyCodingKey(intValue: index)]
-      }
+      // The path a non-finite element is reported at: the array's, then its index.
+      try write(element, item) { path() + [AnyCodingKey(intValue: index)] }
     }
   }
 
@@ -496,6 +527,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
 /// context (a `static let` costs a `swift_once` call on every value).
 struct ScalarArrays {
   let doubles = ObjectIdentifier([Double].self)
+  let doubleRows = ObjectIdentifier([[Double]].self)
   let floats = ObjectIdentifier([Float].self)
   let ints = ObjectIdentifier([Int].self)
   let int64s = ObjectIdentifier([Int64].self)

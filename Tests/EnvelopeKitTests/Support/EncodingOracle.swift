@@ -48,6 +48,8 @@ indirect enum GValue: Encodable {
   case wrapped(GValue)
   /// Arrays of scalars, which both encoders write by a shortcut.
   case doubles([Double])
+  /// Rows of numbers (`[[Double]]`), which `ModelEncoder` writes by a shortcut of its own.
+  case doubleRows([[Double]])
   case floats([Float])
   case ints([Int])
   case int64s([Int64])
@@ -73,6 +75,7 @@ indirect enum GValue: Encodable {
     case .nothing:
       break
     case .doubles(let values): try Self.single(values, encoder)
+    case .doubleRows(let values): try Self.single(values, encoder)
     case .floats(let values): try Self.single(values, encoder)
     case .ints(let values): try Self.single(values, encoder)
     case .int64s(let values): try Self.single(values, encoder)
@@ -142,6 +145,7 @@ indirect enum GValue: Encodable {
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder(forKey: key))
       case .doubles(let values): try container.encode(values, forKey: key)
+      case .doubleRows(let values): try container.encode(values, forKey: key)
       case .floats(let values): try container.encode(values, forKey: key)
       case .strings(let values): try container.encode(values, forKey: key)
       default: try container.encode(value, forKey: key)
@@ -169,6 +173,7 @@ indirect enum GValue: Encodable {
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder())
       case .doubles(let values): try container.encode(values)
+      case .doubleRows(let values): try container.encode(values)
       case .ints(let values): try container.encode(values)
       case .strings(let values): try container.encode(values)
       default: try container.encode(value)
@@ -339,7 +344,9 @@ struct EncodingGenerator<Source: EntropySource> {
     switch source.next(16) {
     case 14:
       let count = source.next(5)
-      switch source.next(5) {
+      switch source.next(6) {
+      case 5:
+        return .doubleRows((0..<count).map { _ in (0..<source.next(4)).map { _ in double() } })
       case 0: return .doubles((0..<count).map { _ in double() })
       case 1: return .floats((0..<count).map { _ in float() })
       case 2: return .ints((0..<count).map { _ in source.next(1 << 40) - (1 << 39) })
