@@ -346,7 +346,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     if type == context.scalarArrays.doubles {
       try writeElements(
         reinterpret(value, as: [Double].self), into: member, depth: depth,
-        path: { self.path(adding: key) }
+        key: key
       ) {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
@@ -358,8 +358,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
       for (index, row) in rows.enumerated() {
         let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
         try writeElements(
-          row, into: item, depth: depth + 1,
-          path: { self.path(adding: key) + [AnyCodingKey(intValue: index)] }
+          row, into: item, depth: depth + 1, key: key, row: index
         ) {
           try self.writeFloatingPoint($0, into: $1, path: $2())
         }
@@ -367,14 +366,14 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     } else if type == context.scalarArrays.floats {
       try writeElements(
         reinterpret(value, as: [Float].self), into: member, depth: depth,
-        path: { self.path(adding: key) }
+        key: key
       ) {
         try self.writeFloatingPoint($0, into: $1, path: $2())
       }
     } else if type == context.scalarArrays.ints {
       try writeElements(
         reinterpret(value, as: [Int].self), into: member, depth: depth,
-        path: { self.path(adding: key) }
+        key: key
       ) {
         value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
@@ -382,14 +381,14 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     } else if type == context.scalarArrays.int64s {
       try writeElements(
         reinterpret(value, as: [Int64].self), into: member, depth: depth,
-        path: { self.path(adding: key) }
+        key: key
       ) { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if type == context.scalarArrays.strings {
       try writeElements(
         reinterpret(value, as: [String].self), into: member, depth: depth,
-        path: { self.path(adding: key) }
+        key: key
       ) {
         value, item, _ in
         self.write(into: item) { $0.appendString(value) }
@@ -406,20 +405,24 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   ///   - elements: the array.
   ///   - member: the member the array is the value of.
   ///   - depth: the array container's nesting level.
-  ///   - path: the array's coding path (made only for an error).
+  ///   - key: the key of the array (or of the rows it is one of).
+  ///   - row: the array's index among rows (`[[Double]]`), or nil.
   ///   - write: writes an element into a member; its third argument makes the element's path.
   /// - Throws: what `write` throws; `EncodingError` past the depth limit.
   @inline(__always)
   private func writeElements<Element>(
-    _ elements: [Element], into member: Int, depth: Int, path: () -> [any CodingKey],
-    _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
+    _ elements: [Element], into member: Int, depth: Int, key: (any CodingKey)?,
+    row: Int? = nil, _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
     let container = tree.attachContainer(to: member, isObject: false, depth: depth)
     for (index, element) in elements.enumerated() {
       let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
-      // The path a non-finite element is reported at: the array's, then its index.
-      try write(element, item) { path() + [AnyCodingKey(intValue: index)] }
+      try write(element, item) {
+        // The path a non-finite element is reported at: the array's, then its index.
+        self.path(adding: key) + (row.map { [AnyCodingKey(intValue: $0)] } ?? [])
+          + [AnyCodingKey(intValue: index)]
+      }
     }
   }
 
