@@ -344,12 +344,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     // identifiers looked up once.
     let type = ObjectIdentifier(T.self)
     if type == context.scalarArrays.doubles {
-      try writeElements(
-        reinterpret(value, as: [Double].self), into: member, depth: depth,
-        key: key
-      ) {
-        try self.writeFloatingPoint($0, into: $1, path: $2())
-      }
+      try writeNumbers(reinterpret(value, as: [Double].self), into: member, depth: depth, key: key)
     } else if type == context.scalarArrays.doubleRows {
       // Rows of numbers (coordinates, matrices): one generic call per row would dominate.
       let rows = reinterpret(value, as: [[Double]].self)
@@ -357,19 +352,10 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
       let container = tree.attachContainer(to: member, isObject: false, depth: depth)
       for (index, row) in rows.enumerated() {
         let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
-        try writeElements(
-          row, into: item, depth: depth + 1, key: key, row: index
-        ) {
-          try self.writeFloatingPoint($0, into: $1, path: $2())
-        }
+        try writeNumbers(row, into: item, depth: depth + 1, key: key, row: index)
       }
     } else if type == context.scalarArrays.floats {
-      try writeElements(
-        reinterpret(value, as: [Float].self), into: member, depth: depth,
-        key: key
-      ) {
-        try self.writeFloatingPoint($0, into: $1, path: $2())
-      }
+      try writeNumbers(reinterpret(value, as: [Float].self), into: member, depth: depth, key: key)
     } else if type == context.scalarArrays.ints {
       try writeElements(
         reinterpret(value, as: [Int].self), into: member, depth: depth,
@@ -399,20 +385,52 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     return true
   }
 
+  /// The numbers of a `[Double]` or `[Float]` as members of a new array container at
+  /// `member`: a finite one straight into the arena (the tree is fetched once, not retained per
+  /// number), any other by `writeFloatingPoint`.
+  ///
+  /// - Parameters:
+  ///   - numbers: the array.
+  ///   - member: the member the array is the value of.
+  ///   - depth: the array container's nesting level.
+  ///   - key: the key of the array (or of the rows it is one of).
+  ///   - row: the array's index among rows (`[[Double]]`), or nil.
+  /// - Throws: `EncodingError` for a non-finite number under `.throw`, or past the depth limit.
+  @inline(__always)
+  private func writeNumbers<Number: JSONFloatingPoint>(
+    _ numbers: [Number], into member: Int, depth: Int, key: (any CodingKey)?, row: Int? = nil
+  ) throws {
+    guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
+    let tree = self.tree
+    let container = tree.attachContainer(to: member, isObject: false, depth: depth)
+    for (index, number) in numbers.enumerated() {
+      let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+      guard number.isFinite else {
+        try writeFloatingPoint(
+          number, into: item,
+          path: self.path(adding: key) + (row.map { [AnyCodingKey(intValue: $0)] } ?? [])
+            + [AnyCodingKey(intValue: index)])
+        continue
+      }
+      let start = tree.byteCount
+      tree.appendFloatingPoint(number)
+      tree.finishValue(of: item, from: start)
+    }
+  }
+
   /// The elements of a scalar array as members of a new array container at `member`.
   ///
   /// - Parameters:
   ///   - elements: the array.
   ///   - member: the member the array is the value of.
   ///   - depth: the array container's nesting level.
-  ///   - key: the key of the array (or of the rows it is one of).
-  ///   - row: the array's index among rows (`[[Double]]`), or nil.
+  ///   - key: the key of the array.
   ///   - write: writes an element into a member; its third argument makes the element's path.
   /// - Throws: what `write` throws; `EncodingError` past the depth limit.
   @inline(__always)
   private func writeElements<Element>(
     _ elements: [Element], into member: Int, depth: Int, key: (any CodingKey)?,
-    row: Int? = nil, _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
+    _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
     let container = tree.attachContainer(to: member, isObject: false, depth: depth)
@@ -420,8 +438,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
       let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
       try write(element, item) {
         // The path a non-finite element is reported at: the array's, then its index.
-        self.path(adding: key) + (row.map { [AnyCodingKey(intValue: $0)] } ?? [])
-          + [AnyCodingKey(intValue: index)]
+        self.path(adding: key) + [AnyCodingKey(intValue: index)]
       }
     }
   }
