@@ -344,18 +344,28 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     // identifiers looked up once.
     let type = ObjectIdentifier(T.self)
     if type == context.scalarArrays.doubles {
-      try writeNumbers(reinterpret(value, as: [Double].self), into: member, depth: depth, key: key)
+      try reinterpret(value, as: [Double].self).withUnsafeBufferPointer {
+        try writeNumbers($0, into: member, depth: depth, key: key, tree: tree)
+      }
     } else if type == context.scalarArrays.doubleRows {
       // Rows of numbers (coordinates, matrices): one generic call per row would dominate.
       let rows = reinterpret(value, as: [[Double]].self)
       guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
+      let tree = self.tree
       let container = tree.attachContainer(to: member, isObject: false, depth: depth)
-      for (index, row) in rows.enumerated() {
-        let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
-        try writeNumbers(row, into: item, depth: depth + 1, key: key, row: index)
+      // Rows borrowed from the buffer, not copied (a copy retains and releases each row).
+      try rows.withUnsafeBufferPointer { rows in
+        for index in rows.indices {
+          let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+          try rows[index].withUnsafeBufferPointer {
+            try writeNumbers($0, into: item, depth: depth + 1, key: key, row: index, tree: tree)
+          }
+        }
       }
     } else if type == context.scalarArrays.floats {
-      try writeNumbers(reinterpret(value, as: [Float].self), into: member, depth: depth, key: key)
+      try reinterpret(value, as: [Float].self).withUnsafeBufferPointer {
+        try writeNumbers($0, into: member, depth: depth, key: key, tree: tree)
+      }
     } else if type == context.scalarArrays.ints {
       try writeElements(
         reinterpret(value, as: [Int].self), into: member, depth: depth,
@@ -386,22 +396,23 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   }
 
   /// The numbers of a `[Double]` or `[Float]` as members of a new array container at
-  /// `member`: a finite one straight into the arena (the tree is fetched once, not retained per
-  /// number), any other by `writeFloatingPoint`.
+  /// `member`: a finite one straight into the arena, any other by `writeFloatingPoint`.
   ///
   /// - Parameters:
-  ///   - numbers: the array.
+  ///   - numbers: the array's elements, borrowed (no retain per row).
   ///   - member: the member the array is the value of.
   ///   - depth: the array container's nesting level.
   ///   - key: the key of the array (or of the rows it is one of).
   ///   - row: the array's index among rows (`[[Double]]`), or nil.
+  ///   - tree: this encoder's tree, fetched once by the caller.
   /// - Throws: `EncodingError` for a non-finite number under `.throw`, or past the depth limit.
   @inline(__always)
   private func writeNumbers<Number: JSONFloatingPoint>(
-    _ numbers: [Number], into member: Int, depth: Int, key: (any CodingKey)?, row: Int? = nil
+    _ numbers: UnsafeBufferPointer<Number>, into member: Int, depth: Int, key: (any CodingKey)?,
+    row: Int? = nil,
+    tree: EncodedTree
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
-    let tree = self.tree
     let container = tree.attachContainer(to: member, isObject: false, depth: depth)
     for (index, number) in numbers.enumerated() {
       let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
