@@ -4,7 +4,8 @@ import Foundation
 // (Tests/EnvelopeKitTests/Support/EncodingOracle.swift) and its oracle is the check: ModelEncoder
 // against Foundation's JSONEncoder, byte for byte, errors included, the round trip of the
 // generated models through a mapped decoder, and of generated keys through
-// ModelEncoder(matching:) (KeyRoundTripOracle.swift). A broken promise stops the run with its input.
+// ModelEncoder(matching:) (KeyRoundTripOracle.swift), the text of generated Doubles and Floats
+// (FloatingPointOracle.swift). A broken promise stops the run with its input.
 // Built by Fuzz/run.sh.
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -5,7 +5,8 @@
 #                strict vs Foundation, the depth limit) is the check
 #   encoding     the bytes drive the generator of EncoderDifferentialTests; its oracle
 #                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
-#                case style through ModelEncoder(matching:)) is the check
+#                case style through ModelEncoder(matching:), generated numbers' shortest text)
+#                is the check
 #   framing      the bytes pick a path, chunk sizes and a document; its oracle (the elements
 #                framed in those chunks equal the whole-body decode at the path; SSE events and
 #                JSON lines do not depend on the chunking) is the check
@@ -46,6 +47,7 @@ for target in "${targets[@]}"; do
   encoding)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/EncodingFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/EncodingOracle.swift \
+      Tests/EnvelopeKitTests/Support/FloatingPointOracle.swift \
       Tests/EnvelopeKitTests/Support/KeyRoundTripOracle.swift \
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \

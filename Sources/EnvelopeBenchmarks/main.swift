@@ -1,7 +1,7 @@
 import EnvelopeKit
 import Foundation
 
-// Release build only: swift run -c release EnvelopeBenchmarks [--quick | --small [runs] | --encode …]
+// Release build only: swift run -c release EnvelopeBenchmarks [--quick | --smoke | --small [runs] | --encode …]
 // Every figure is a ratio against Foundation measured in the same process, interleaved.
 
 let quick = CommandLine.arguments.contains("--quick")
@@ -90,6 +90,9 @@ func sameJSON(_ a: JSON, _ b: JSON) -> Bool {
     decodeTimes[1] / decodeTimes[2] - 1
   )
 }
+
+// `--smoke`: the collapse check `.ci/run` runs (SmokeBenchmark.swift).
+if CommandLine.arguments.contains("--smoke") { try smokeBenchmark() }
 
 if let flag = CommandLine.arguments.firstIndex(of: "--memory-child"),
   flag + 2 < CommandLine.arguments.count, let bytes = Int(CommandLine.arguments[flag + 2])

@@ -5,7 +5,7 @@ import Foundation
 /// control characters are escaped (`\b \f \n \r \t`, others `\u00XX` in lower-case hex), every
 /// other character is written as UTF-8; integers in decimal; floating-point numbers as Swift's
 /// `description` prints them (the shortest text that reads back the same value) without a
-/// trailing `.0`.
+/// trailing `.0`, by `ShortestDecimal`.
 extension EncodedTree {
   /// Appends `string` as a quoted JSON string.
   ///
@@ -133,18 +133,10 @@ extension EncodedTree {
     }
   }
 
-  /// Appends a finite floating-point number as `JSONEncoder` writes it.
+  /// Appends a finite floating-point number as `JSONEncoder` writes it (`ShortestDecimal`).
   @inline(__always)
-  func appendFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(_ value: Number) {
-    let start = byteCount
-    var sink = ArenaSink(tree: self)
-    value.write(to: &sink)
-    // `1.0` is written `1`, as JSONEncoder does.
-    if byteCount - start >= 2, bytes[byteCount - 1] == UInt8(ascii: "0"),
-      bytes[byteCount - 2] == UInt8(ascii: ".")
-    {
-      truncate(to: byteCount - 2)
-    }
+  func appendFloatingPoint<Number: JSONFloatingPoint>(_ value: Number) {
+    appendWritten(atMost: ShortestDecimal.room) { Number.writeJSON(value, to: $0) }
   }
 
   /// Appends a key's escaped contents.
@@ -155,22 +147,6 @@ extension EncodedTree {
     let start = byteCount
     let escaped = appendStringContents(key)
     return (start, byteCount - start, escaped)
-  }
-}
-
-/// Receives Swift's own rendering of a floating-point number as ASCII bytes, without building a
-/// `String` (`TextOutputStream._writeASCII`, which the standard library's `Float` and `Double`
-/// call); any other text arrives through `write(_:)`.
-private struct ArenaSink: TextOutputStream {
-  let tree: EncodedTree
-
-  mutating func write(_ string: String) {
-    var text = string
-    text.withUTF8 { tree.append(UnsafeRawBufferPointer($0)) }
-  }
-
-  mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
-    tree.append(UnsafeRawBufferPointer(buffer))
   }
 }
 
@@ -218,10 +194,6 @@ extension JSONNumber {
         EncodingError.Context(
           codingPath: [], debugDescription: "Unable to encode Double.\(value) directly in JSON."))
     }
-    let tree = EncodedTree(escapesSlashes: true, expectedBytes: 32)
-    tree.appendFloatingPoint(value)
-    self.init(
-      validated: String(
-        decoding: UnsafeBufferPointer(start: tree.bytes, count: tree.byteCount), as: UTF8.self))
+    self.init(validated: ShortestDecimal.text(value))
   }
 }

@@ -243,6 +243,17 @@ final class EncodedTree {
     append(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
   }
 
+  /// Lets `write` put at most `count` bytes at the arena's end, straight into the buffer.
+  ///
+  /// - Parameters:
+  ///   - count: the most bytes `write` may touch.
+  ///   - write: writes at the pointer it is given; returns how many bytes it wrote.
+  @inline(__always)
+  func appendWritten(atMost count: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+    reserve(count)
+    byteCount += write(bytes + byteCount)
+  }
+
   /// Drops the arena's bytes after `count` (a rendering that turned out to be wrong).
   func truncate(to count: Int) {
     byteCount = min(byteCount, count)

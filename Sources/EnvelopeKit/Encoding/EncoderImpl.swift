@@ -252,7 +252,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
 
   /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy.
   @inline(__always)
-  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+  func writeFloatingPoint<Number: JSONFloatingPoint>(
     _ value: Number, into member: Int, key: (any CodingKey)?,
     strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
   ) throws {
@@ -262,7 +262,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   /// A finite number as `JSONEncoder` writes it; a non-finite one by the strategy, or an error
   /// at `path`.
   @inline(__always)
-  func writeFloatingPoint<Number: BinaryFloatingPoint & TextOutputStreamable>(
+  func writeFloatingPoint<Number: JSONFloatingPoint>(
     _ value: Number, into member: Int, path: @autoclosure () -> [any CodingKey],
     strategy: JSONEncoder.NonConformingFloatEncodingStrategy? = nil
   ) throws {
@@ -344,28 +344,48 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     // identifiers looked up once.
     let type = ObjectIdentifier(T.self)
     if type == context.scalarArrays.doubles {
-      try writeElements(reinterpret(value, as: [Double].self), into: member, key: key, depth: depth)
-      {
-        try self.writeFloatingPoint($0, into: $1, path: $2())
+      try reinterpret(value, as: [Double].self).withUnsafeBufferPointer {
+        try writeNumbers($0, into: member, depth: depth, key: key, tree: tree)
+      }
+    } else if type == context.scalarArrays.doubleRows {
+      // Rows of numbers (coordinates, matrices): one generic call per row would dominate.
+      let rows = reinterpret(value, as: [[Double]].self)
+      guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
+      let tree = self.tree
+      let container = tree.attachContainer(to: member, isObject: false, depth: depth)
+      // Rows borrowed from the buffer, not copied (a copy retains and releases each row).
+      try rows.withUnsafeBufferPointer { rows in
+        for index in rows.indices {
+          let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+          try rows[index].withUnsafeBufferPointer {
+            try writeNumbers($0, into: item, depth: depth + 1, key: key, row: index, tree: tree)
+          }
+        }
       }
     } else if type == context.scalarArrays.floats {
-      try writeElements(reinterpret(value, as: [Float].self), into: member, key: key, depth: depth)
-      {
-        try self.writeFloatingPoint($0, into: $1, path: $2())
+      try reinterpret(value, as: [Float].self).withUnsafeBufferPointer {
+        try writeNumbers($0, into: member, depth: depth, key: key, tree: tree)
       }
     } else if type == context.scalarArrays.ints {
-      try writeElements(reinterpret(value, as: [Int].self), into: member, key: key, depth: depth) {
+      try writeElements(
+        reinterpret(value, as: [Int].self), into: member, depth: depth,
+        key: key
+      ) {
         value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if type == context.scalarArrays.int64s {
-      try writeElements(reinterpret(value, as: [Int64].self), into: member, key: key, depth: depth)
-      { value, item, _ in
+      try writeElements(
+        reinterpret(value, as: [Int64].self), into: member, depth: depth,
+        key: key
+      ) { value, item, _ in
         self.write(into: item) { $0.appendInteger(value) }
       }
     } else if type == context.scalarArrays.strings {
-      try writeElements(reinterpret(value, as: [String].self), into: member, key: key, depth: depth)
-      {
+      try writeElements(
+        reinterpret(value, as: [String].self), into: member, depth: depth,
+        key: key
+      ) {
         value, item, _ in
         self.write(into: item) { $0.appendString(value) }
       }
@@ -375,10 +395,52 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     return true
   }
 
+  /// The numbers of a `[Double]` or `[Float]` as members of a new array container at
+  /// `member`: a finite one straight into the arena, any other by `writeFloatingPoint`.
+  ///
+  /// - Parameters:
+  ///   - numbers: the array's elements, borrowed (no retain per row).
+  ///   - member: the member the array is the value of.
+  ///   - depth: the array container's nesting level.
+  ///   - key: the key of the array (or of the rows it is one of).
+  ///   - row: the array's index among rows (`[[Double]]`), or nil.
+  ///   - tree: this encoder's tree, fetched once by the caller.
+  /// - Throws: `EncodingError` for a non-finite number under `.throw`, or past the depth limit.
+  @inline(__always)
+  private func writeNumbers<Number: JSONFloatingPoint>(
+    _ numbers: UnsafeBufferPointer<Number>, into member: Int, depth: Int, key: (any CodingKey)?,
+    row: Int? = nil,
+    tree: EncodedTree
+  ) throws {
+    guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
+    let container = tree.attachContainer(to: member, isObject: false, depth: depth)
+    for (index, number) in numbers.enumerated() {
+      let item = tree.appendMember(to: container, keyStart: -1, keyLength: 0)
+      guard number.isFinite else {
+        try writeFloatingPoint(
+          number, into: item,
+          path: self.path(adding: key) + (row.map { [AnyCodingKey(intValue: $0)] } ?? [])
+            + [AnyCodingKey(intValue: index)])
+        continue
+      }
+      let start = tree.byteCount
+      tree.appendFloatingPoint(number)
+      tree.finishValue(of: item, from: start)
+    }
+  }
+
   /// The elements of a scalar array as members of a new array container at `member`.
+  ///
+  /// - Parameters:
+  ///   - elements: the array.
+  ///   - member: the member the array is the value of.
+  ///   - depth: the array container's nesting level.
+  ///   - key: the key of the array.
+  ///   - write: writes an element into a member; its third argument makes the element's path.
+  /// - Throws: what `write` throws; `EncodingError` past the depth limit.
   @inline(__always)
   private func writeElements<Element>(
-    _ elements: [Element], into member: Int, key: (any CodingKey)?, depth: Int,
+    _ elements: [Element], into member: Int, depth: Int, key: (any CodingKey)?,
     _ write: (Element, Int, () -> [any CodingKey]) throws -> Void
   ) throws {
     guard depth <= JSONWriter.encoderDepthLimit else { throw ModelEncoder.tooDeep() }
@@ -496,6 +558,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
 /// context (a `static let` costs a `swift_once` call on every value).
 struct ScalarArrays {
   let doubles = ObjectIdentifier([Double].self)
+  let doubleRows = ObjectIdentifier([[Double]].self)
   let floats = ObjectIdentifier([Float].self)
   let ints = ObjectIdentifier([Int].self)
   let int64s = ObjectIdentifier([Int64].self)

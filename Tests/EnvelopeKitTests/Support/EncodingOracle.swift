@@ -13,7 +13,8 @@ import Foundation
 // byte for byte, or throws where it throws with the same path and message; without sorted keys
 // it writes the same JSON in encoding order. The generated models of `PromiseOracle`, decoded
 // from generated JSON, are checked the same way, and round-trip through a decoder's mapping;
-// generated keys round-trip through `ModelEncoder(matching:)` (`KeyRoundTripOracle`).
+// generated keys round-trip through `ModelEncoder(matching:)` (`KeyRoundTripOracle`); batches
+// of generated numbers are written as JSONEncoder writes them (`FloatingPointOracle`).
 // `Fuzz/EncodingFuzzTarget.swift` runs the same oracle.
 
 /// A generated value, encoded through every part of the `Encoder` API.
@@ -47,6 +48,8 @@ indirect enum GValue: Encodable {
   case wrapped(GValue)
   /// Arrays of scalars, which both encoders write by a shortcut.
   case doubles([Double])
+  /// Rows of numbers (`[[Double]]`), which `ModelEncoder` writes by a shortcut of its own.
+  case doubleRows([[Double]])
   case floats([Float])
   case ints([Int])
   case int64s([Int64])
@@ -72,6 +75,7 @@ indirect enum GValue: Encodable {
     case .nothing:
       break
     case .doubles(let values): try Self.single(values, encoder)
+    case .doubleRows(let values): try Self.single(values, encoder)
     case .floats(let values): try Self.single(values, encoder)
     case .ints(let values): try Self.single(values, encoder)
     case .int64s(let values): try Self.single(values, encoder)
@@ -141,6 +145,7 @@ indirect enum GValue: Encodable {
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder(forKey: key))
       case .doubles(let values): try container.encode(values, forKey: key)
+      case .doubleRows(let values): try container.encode(values, forKey: key)
       case .floats(let values): try container.encode(values, forKey: key)
       case .strings(let values): try container.encode(values, forKey: key)
       default: try container.encode(value, forKey: key)
@@ -168,6 +173,7 @@ indirect enum GValue: Encodable {
       case .viaSuper(let inner):
         try inner.encode(to: container.superEncoder())
       case .doubles(let values): try container.encode(values)
+      case .doubleRows(let values): try container.encode(values)
       case .ints(let values): try container.encode(values)
       case .strings(let values): try container.encode(values)
       default: try container.encode(value)
@@ -295,7 +301,11 @@ struct EncodingGenerator<Source: EntropySource> {
   }
 
   mutating func double() -> Double {
-    switch source.next(8) {
+    switch source.next(9) {
+    case 8:
+      var numbers = FloatingPointGenerator(source)
+      defer { source = numbers.source }
+      return numbers.double()
     case 0:
       return pick([
         0, -0.0, 1, -1, 0.1, 1e16, 1e15, 1e-5, 1e-4, 123_456_789_012_345_683_968,
@@ -310,7 +320,11 @@ struct EncodingGenerator<Source: EntropySource> {
   }
 
   mutating func float() -> Float {
-    switch source.next(4) {
+    switch source.next(5) {
+    case 4:
+      var numbers = FloatingPointGenerator(source)
+      defer { source = numbers.source }
+      return numbers.float()
     case 0: return pick([0, 0.1, 1e16, 3.4e38, .nan, .infinity, .leastNonzeroMagnitude, 1.5])
     case 1: return Float(bitPattern: UInt32(truncatingIfNeeded: source.next(Int.max)))
     default: return Float(source.next(100_000)) / pick([1, 7, 1_000])
@@ -330,7 +344,9 @@ struct EncodingGenerator<Source: EntropySource> {
     switch source.next(16) {
     case 14:
       let count = source.next(5)
-      switch source.next(5) {
+      switch source.next(6) {
+      case 5:
+        return .doubleRows((0..<count).map { _ in (0..<source.next(4)).map { _ in double() } })
       case 0: return .doubles((0..<count).map { _ in double() })
       case 1: return .floats((0..<count).map { _ in float() })
       case 2: return .ints((0..<count).map { _ in source.next(1 << 40) - (1 << 39) })
@@ -476,9 +492,11 @@ enum EncodingOracle {
     var generator = EncodingGenerator(source)
     defer { source = generator.source }
     let options = generator.options()
-    switch generator.source.next(11) {
+    switch generator.source.next(12) {
     case 0:
       compare("deep", generator.deep(), options, into: &outcome)
+    case 11:
+      FloatingPointOracle.runBatch(&generator.source, count: 8, into: &outcome)
     case 3:
       KeyRoundTripOracle.runOne(&generator.source, into: &outcome)
     case 1, 2:
