@@ -259,7 +259,7 @@ struct PagePlan<Inner: CallPlan>: CallPlan {
     try inner.decode(response, target, with: decoder, status: &status, report: &report)
   }
 
-  func handing(_ value: Inner.Value, over response: Response) -> Inner.Value {
+  func handing(_ value: consuming Inner.Value, over response: Response) -> Inner.Value {
     inner.handing(value, over: response)
   }
 }

@@ -43,7 +43,7 @@ protocol CallPlan<Value> {
   /// The value decoded before the plugins looked, handed over with the response the plugins
   /// handed on (the same body; a header a plugin changed): the response a value carries is that
   /// one.
-  func handing(_ value: Value, over response: Response) -> Value
+  func handing(_ value: consuming Value, over response: Response) -> Value
   /// The next link a page call follows instead of the target's URL (`pages`); nil for others.
   var link: PageLink? { get }
 }
@@ -52,7 +52,7 @@ extension CallPlan {
   /// No link: the target's URL.
   var link: PageLink? { nil }
   /// The value as it is: it carries no response.
-  func handing(_ value: Value, over response: Response) -> Value { value }
+  func handing(_ value: consuming Value, over response: Response) -> Value { value }
 }
 
 /// An envelope call (`EnvelopeFormat.plain`: the whole body): the status and the payload's
@@ -99,21 +99,15 @@ struct ResponsePlan: CallPlan {
   ) -> Response { response }
 }
 
-/// A value decoded before the plugins looked (or why it did not decode), and the body it was
-/// decoded from.
-struct Decoding<Value> {
-  let body: Data
-  let outcome: Result<Value, DecodingError>
-  let report: DecodingReport
-
-  /// Whether `other` is that body: the same bytes in memory (a copy of a `Data` shares them until
-  /// one is changed), else equal bytes.
-  func read(_ other: Data) -> Bool {
+extension Provider {
+  /// Whether `other` is the body `body` is: the same bytes in memory (a copy of a `Data` shares
+  /// them until one is changed), else equal bytes.
+  static func same(_ body: Data, _ other: Data) -> Bool {
     guard other.count == body.count else { return false }
-    let same = body.withUnsafeBytes { mine in
+    let shared = body.withUnsafeBytes { mine in
       other.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
     }
-    return same || other == body
+    return shared || other == body
   }
 }
 
@@ -146,7 +140,7 @@ struct WithResponse<Inner: CallPlan>: CallPlan {
     return DecodedResponse(value: value, response: response, report: report)
   }
 
-  func handing(_ value: DecodedResponse<Inner.Value>, over response: Response)
+  func handing(_ value: consuming DecodedResponse<Inner.Value>, over response: Response)
     -> DecodedResponse<Inner.Value>
   {
     var value = value
@@ -173,7 +167,7 @@ extension Provider {
   {
     let id = ProviderCall.nextID()
     // What plugins (and your transport) keep for this call, shared by its attempts.
-    let values = CallValues()
+    let values = attemptsCallYourCode ? CallValues() : CallValues.none
     var attempt = 0
     while true {
       attempt += 1
@@ -210,15 +204,18 @@ extension Provider {
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
-    var decoded: Decoding<Plan.Value>?
+    // What the pass that read the status decoded, and from which body: a value, or why not.
+    // Separate locals, not a wrapper: a wrapper of the generic value was copied on the way out.
+    var early: Plan.Value?
+    var earlyError: DecodingError?
+    var earlyBody: Data?
+    var report = DecodingReport()
     let result = try await self.exchange(target, following: plan.link) { response, status in
-      var report = DecodingReport()
+      earlyBody = response.data
       do {
-        let value = try plan.decode(
-          response, target, with: decoder, status: &status, report: &report)
-        decoded = Decoding(body: response.data, outcome: .success(value), report: report)
+        early = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       } catch let error as DecodingError {
-        decoded = Decoding(body: response.data, outcome: .failure(error), report: report)
+        earlyError = error
       }
     } send: {
       try await self.line.response(to: $0, in: exchange)
@@ -228,16 +225,17 @@ extension Provider {
     case .success(let value): response = value
     case .failure(let error): throw error
     }
-    var report = DecodingReport()
     let value: Plan.Value
     // The status of a body a plugin put in place, once read: its failure carries it (the
     // target's `error(for:)` and `surfaced` decide on it), not the replaced body's.
     var status: EnvelopeStatus?
     do {
-      if let decoded, decoded.read(response.data) {
-        value = plan.handing(try decoded.outcome.get(), over: response)
-        report = decoded.report
+      if let body = earlyBody, Self.same(body, response.data) {
+        if let earlyError { throw earlyError }
+        guard let decoded = early.take() else { throw CancellationError() }
+        value = plan.handing(decoded, over: response)
       } else {
+        report = DecodingReport()
         value = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       }
     } catch {

@@ -12,7 +12,8 @@ import Foundation
 /// ```
 ///
 /// A plugin keeps what it needs between its hooks, and across the attempts of one call, in the
-/// call itself: `value(for:)` and `setValue(_:for:)` under a key of its own. The values go when
+/// call itself: `value(for:)` and `setValue(_:for:)` under a key of its own (in the calls of a
+/// provider with plugins or a cache scope; elsewhere no hook runs, and nothing is kept). The values go when
 /// the call ends, however it ends (a success, a failure, a cancelled task), so a plugin needs no
 /// dictionary by call to clean up.
 ///
@@ -168,15 +169,27 @@ public final class CallValueKey<Value: Sendable>: Sendable {
 /// Each value keeps its key alive: an `ObjectIdentifier` names an object only while it lives,
 /// and a key freed while its value is kept would otherwise hand that value to the next key
 /// made at the same address.
+///
+/// A provider without plugins (and without a cache scope) runs no hook that could keep a value:
+/// its calls share `none`, which keeps nothing, so that such a call allocates nothing for them.
 final class CallValues: @unchecked Sendable {
   private let lock = NSLock()
   private var storage: [ObjectIdentifier: (key: AnyObject, value: any Sendable)] = [:]
+  private let keeps: Bool
+
+  init() { keeps = true }
+  private init(keeping: Bool) { keeps = keeping }
+
+  /// Keeps nothing: the calls of a provider that runs none of your hooks.
+  static let none = CallValues(keeping: false)
 
   func value<Value>(for key: CallValueKey<Value>) -> Value? {
-    lock.withLock { storage[ObjectIdentifier(key)]?.value as? Value }
+    guard keeps else { return nil }
+    return lock.withLock { storage[ObjectIdentifier(key)]?.value as? Value }
   }
 
   func setValue<Value>(_ value: Value?, for key: CallValueKey<Value>) {
+    guard keeps else { return }
     lock.withLock { storage[ObjectIdentifier(key)] = value.map { (key, $0) } }
   }
 }
