@@ -210,16 +210,8 @@ struct TimedTransport: LineTransport {
     let seconds = exchange?.target.timeout ?? request.timeoutInterval
     return try await Exchange.$current.withValue(exchange) {
       guard seconds.isFinite else { return try await base.stream(request) }
-      let streamed = try await withThrowingTaskGroup(of: StreamedResponse.self) { group in
-        group.addTask { try await base.stream(request) }
-        group.addTask {
-          try await Task.sleep(for: Timeout.duration(seconds))
-          throw URLError(.timedOut)
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw URLError(.unknown) }
-        return first
-      }
+      let base = base
+      let streamed = try await Self.within(seconds) { try await base.stream(request) }
       return StreamedResponse(
         response: streamed.response, body: streamed.body.timingOut(after: seconds))
     }
@@ -230,8 +222,16 @@ struct TimedTransport: LineTransport {
     -> (Data, HTTPURLResponse)
   {
     guard seconds.isFinite else { return try await base.send(request) }
-    return try await withThrowingTaskGroup(of: (Data, HTTPURLResponse).self) { group in
-      group.addTask { try await base.send(request) }
+    let base = base
+    return try await Self.within(seconds) { try await base.send(request) }
+  }
+
+  /// `work`'s answer, or `URLError(.timedOut)` after `seconds` (finite), whichever comes first.
+  private static func within<Answer: Sendable>(
+    _ seconds: TimeInterval, _ work: @escaping @Sendable () async throws -> Answer
+  ) async throws -> Answer {
+    try await withThrowingTaskGroup(of: Answer.self) { group in
+      group.addTask { try await work() }
       group.addTask {
         try await Task.sleep(for: Timeout.duration(seconds))
         throw URLError(.timedOut)

@@ -34,17 +34,6 @@ final class StreamHooks: Plugin, @unchecked Sendable {
   }
 }
 
-/// Collects a stream's values and the error that ended it.
-func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
-  var values: [S.Element] = []
-  do {
-    for try await value in stream { values.append(value) }
-  } catch {
-    return (values, error)
-  }
-  return (values, nil)
-}
-
 @Suite(.serialized) struct StreamCallsTests {
   init() throws {
     _ = try #require(TestServer.shared, "python3 must be available for the loopback server")
@@ -58,7 +47,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   @Test func linesDecodeAsTheyArriveWithDriftReportedByIndex() async throws {
     let hooks = StreamHooks()
     let provider = Provider<Route>(plugins: [hooks])
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       provider.lines(Route("/feed/ndjson", ["n": "5"]), as: FeedRow.self))
     #expect(error == nil)
     #expect(rows == (0..<5).map { FeedRow(id: $0, price: Double($0) + 0.5) })
@@ -70,7 +59,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
 
   @Test func aStrictLineThatDoesNotDecodeEndsTheStreamWithItsPath() async throws {
     let provider = Provider<Route>(decoder: LenientDecoder(policy: .strict))
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       provider.lines(Route("/feed/ndjson", ["n": "3"]), as: FeedRow.self))
     #expect(rows.isEmpty)
     guard case .decoding(let decoding, let response)? = error as? ProviderError,
@@ -87,7 +76,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
     let lines = LogLines()
     let logging = LoggingPlugin { _, line in lines.add(line) }
     let provider = Provider<Route>(plugins: [logging])
-    let (events, error) = await drain(
+    let (events, error) = await collect(
       provider.events(Route("/feed/chat", ["size": "5", "pause": "0.002"]), as: Delta.self))
     #expect(error == nil)
     #expect(events.map(\.data.delta) == ["Hel", "lo", "!"])
@@ -107,7 +96,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
       var path: String { "/chat" }
       var sample: StubResponse { .body(StreamCallsTests.chat).chunked(size: size) }
     }
-    let (events, error) = await drain(
+    let (events, error) = await collect(
       Provider<Chat>(stub: .immediate).events(Chat(size: size), as: Delta.self))
     #expect(error == nil)
     #expect(events.map(\.data.delta) == ["Hel", "lo", "!"])
@@ -116,7 +105,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   @Test func aDroppedEventStreamReconnectsWithTheLastEventID() async throws {
     let id = uniqueID()
     let provider = Provider<Route>(plugins: [RetryPolicy(baseDelay: .milliseconds(10))])
-    let (events, error) = await drain(
+    let (events, error) = await collect(
       provider.events(Route("/feed/drop", ["id": id, "size": "16"]), as: Delta.self))
     #expect(error == nil, "\(String(describing: error))")
     #expect(events.map(\.data.delta) == ["a", "b", "c"])
@@ -127,13 +116,13 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   @Test func elementsOfAnEnvelopeArriveOneByOne() async throws {
     let hooks = StreamHooks()
     let provider = Provider<Route>(plugins: [hooks])
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       provider.elements(
         Route("/feed/envelope", ["n": "4", "size": "9"]), as: FeedRow.self, at: "list"))
     #expect(error == nil)
     #expect(rows == (0..<4).map { FeedRow(id: $0, price: Double($0) + 0.5) })
     // A plain body: the path is from the root and a code member is data.
-    let (plain, plainError) = await drain(
+    let (plain, plainError) = await collect(
       provider.elements(
         Route.plain("/feed/envelope", ["n": "2", "code": "1001"]), as: FeedRow.self,
         at: "data.list"))
@@ -142,7 +131,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   }
 
   @Test func aBusinessFailureBeforeTheDataComesBeforeAnyElement() async throws {
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       Provider<Route>().elements(
         Route("/feed/envelope", ["code": "1001", "order": "before"]), as: FeedRow.self, at: "list"))
     #expect(rows.isEmpty)
@@ -156,7 +145,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
   }
 
   @Test func aBusinessFailureAfterTheDataEndsTheStreamAfterTheElements() async throws {
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       Provider<Route>().elements(
         Route("/feed/envelope", ["code": "1001", "order": "after", "n": "3"]), as: FeedRow.self,
         at: "list"))
@@ -173,7 +162,7 @@ func drain<S: AsyncSequence>(_ stream: S) async -> ([S.Element], (any Error)?) {
     let auth = AccessTokenPlugin(token: { await tokens.token }) { try await tokens.refresh() }
     var target = Route("/feed/auth")
     target.authorization = .bearer
-    let (rows, error) = await drain(
+    let (rows, error) = await collect(
       Provider<Route>(plugins: [auth]).lines(target, as: FeedRow.self))
     #expect(error == nil, "\(String(describing: error))")
     #expect(rows.map(\.id) == [1, 2, 3])
