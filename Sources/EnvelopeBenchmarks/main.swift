@@ -141,6 +141,22 @@ if let flag = CommandLine.arguments.firstIndex(of: "--stream-child"),
   exit(0)
 }
 
+if let flag = CommandLine.arguments.firstIndex(of: "--stream-calls-child"),
+  flag + 3 < CommandLine.arguments.count, let target = Int(CommandLine.arguments[flag + 3]),
+  let base = URL(string: CommandLine.arguments[flag + 2])
+{
+  try await streamCallsChild(CommandLine.arguments[flag + 1], base: base, target: target)
+  exit(0)
+}
+
+// `--stream-calls [MB]`: the provider's streaming calls over loopback (NDJSON of MB megabytes,
+// 1024 by default).
+if let flag = CommandLine.arguments.firstIndex(of: "--stream-calls") {
+  let megabytes = CommandLine.arguments.dropFirst(flag + 1).first.flatMap { Int($0) } ?? 1024
+  try streamCallsBenchmark(bytes: megabytes << 20)
+  exit(0)
+}
+
 if let flag = CommandLine.arguments.firstIndex(of: "--stream") {
   let megabytes = CommandLine.arguments.dropFirst(flag + 1).first.flatMap { Int($0) } ?? 500
   try streamBenchmark(bytes: megabytes << 20)

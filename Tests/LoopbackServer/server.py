@@ -156,6 +156,8 @@ class Handler(BaseHTTPRequestHandler):
                 sent += len(piece)
                 if pause:
                     time.sleep(pause)
+        elif route == "/repeat":
+            self.repeat(dict(parse_qsl(url.query)))
         elif route.startswith("/stream/"):
             self.stream(route, dict(parse_qsl(url.query)))
         elif route.startswith("/feed/"):
@@ -553,6 +555,63 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):
             hit("disconnect-" + ident)
+            self.close_connection = True
+
+    def repeat(self, query):
+        """A large body generated while it is sent, for the benchmarks (EnvelopeBenchmarks
+        --stream-calls): head, `blocks` copies of a pre-built block, tail; one chunk per block.
+
+        /repeat?kind=ndjson|envelope|sse&blocks=N: ndjson: 1000 JSON lines a block; envelope:
+          {"code":0,"msg":"ok","data":{"items":[row, then `,row` 1000 times a block ]}}; sse:
+          1000 events `data: <row padded to 190 bytes>` a block.
+        &pause=S: the first line or event alone, then S seconds of nothing, then the rest.
+        &part=head|block|tail: that piece alone (Content-Length), to rebuild the body in memory.
+        """
+        kind, blocks = query.get("kind", "ndjson"), int(query.get("blocks", "1"))
+        pause = float(query.get("pause", "0"))
+        rows = [('{"id":%d,"name":"user %d \\"quoted\\" [x]","price":%s,"tags":["a","b%d"],'
+                 '"active":%s}') % (i, i, repr((i % 1000) * 0.25), i % 7, "true" if i % 3 == 0 else "false")
+                for i in range(1000)]
+        head, tail = b"", b""
+        if kind == "envelope":
+            head = ('{"code":0,"msg":"ok","data":{"items":[' + rows[0]).encode()
+            block = "".join("," + row for row in rows).encode()
+            tail = b"]}}"
+            kind_type = "application/json"
+        elif kind == "sse":
+            block = "".join("data: " + row.ljust(190) + "\n\n" for row in rows).encode()
+            kind_type = "text/event-stream"
+        else:
+            block = "".join(row + "\n" for row in rows).encode()
+            kind_type = "application/x-ndjson"
+        part = query.get("part")
+        if part:
+            self.send(200, {"head": head, "block": block, "tail": tail}.get(part, b""), kind_type)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", kind_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+        def chunk(data):
+            if data:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+        try:
+            chunk(head)
+            for i in range(blocks):
+                if i == 0 and pause:
+                    end = b"\n\n" if kind == "sse" else b"\n"
+                    first = block.index(end) + len(end)
+                    chunk(block[:first])
+                    self.wfile.flush()
+                    time.sleep(pause)
+                    chunk(block[first:])
+                else:
+                    chunk(block)
+            chunk(tail)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = handle_any
