@@ -381,6 +381,8 @@ where Framing.Element: Sendable {
   /// Values framed and not yet handed out.
   private var ready: [Element] = []
   private var readyIndex = 0
+  /// The error that ends the stream once the values framed before it have been handed out.
+  private var pending: (any Error)?
   private var yielded = 0
   private var reconnections = 0
   private var bodyEnded = false
@@ -423,6 +425,10 @@ where Framing.Element: Sendable {
         }
         yielded += 1
         return value
+      }
+      if let error = pending {
+        pending = nil
+        throw await fail(error)
       }
       if ended { return nil }
       do {
@@ -525,31 +531,42 @@ where Framing.Element: Sendable {
       head = response
       body = opened
       bodyEnded = endedEarly
-      try await hand(early)
+      await hand(early)
     }
   }
 
   // MARK: - Reading
 
-  /// Frames what `step` reads and hands the values on.
+  /// Frames what `step` reads and hands the values on; an error of the framing (a malformed
+  /// body) ends the stream after the values framed before it.
   private func take(
     _ step: ((Framed<Element>) -> Void) throws -> Void
   ) async throws {
     var framed: [Framed<Element>] = []
-    try step { framed.append($0) }
-    try await hand(framed)
+    var failure: (any Error)?
+    do {
+      try step { framed.append($0) }
+    } catch {
+      failure = error
+    }
+    await hand(framed)
+    if let failure, pending == nil { pending = failure }
   }
 
   /// Queues the values; each non-empty report goes to the plugins' `didDecode`; a frame that
-  /// did not decode (strict policy) ends the stream.
-  private func hand(_ framed: [Framed<Element>]) async throws {
-    for frame in framed {
+  /// did not decode (strict policy) ends the stream once the values before it are handed out.
+  private func hand(_ framed: [Framed<Element>]) async {
+    for frame in framed where pending == nil {
       if !frame.report.isEmpty, let head {
         for plugin in provider.plugins {
           await plugin.didDecode(frame.report, target: target, response: head)
         }
       }
-      if let value = try frame.value.get() { ready.append(value) }
+      switch frame.value {
+      case .success(let value?): ready.append(value)
+      case .success(nil): break
+      case .failure(let error): pending = error
+      }
     }
   }
 
