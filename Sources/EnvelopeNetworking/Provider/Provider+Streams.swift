@@ -496,6 +496,7 @@ where Framing.Element: Sendable {
     var opened: ResponseBody.AsyncIterator?
     var early: [Framed<Element>] = []
     var endedEarly = false
+    var bodyError: (any Error)?
     let accepted = target.validStatusCodes
     let result = try await provider.exchange(target, headers: headers) { _, status in
       guard let read = try framing.status(atEnd: endedEarly) else { return }
@@ -513,14 +514,23 @@ where Framing.Element: Sendable {
         response.data = try await Self.collect(&iterator, limit: Self.errorBodyLimit)
         return response
       }
-      // An envelope's status before its first values: read on until one or the other.
-      while framing.watchesStatus, early.isEmpty, try framing.status(atEnd: false) == nil {
-        guard let chunk = try await iterator.next() else {
-          endedEarly = true
-          try framing.finish { early.append($0) }
-          break
+      // An envelope's status before its first values: read on until one or the other. An
+      // error of the body (a status that is not a code, a malformed body, no array at the
+      // path) is not the transport's: a status error is read again by `validate` with the
+      // head, the others end the stream after the values before them, as later in the body.
+      do {
+        while framing.watchesStatus, early.isEmpty, try framing.status(atEnd: false) == nil {
+          guard let chunk = try await iterator.next() else {
+            endedEarly = true
+            try framing.finish { early.append($0) }
+            break
+          }
+          try framing.feed(chunk) { early.append($0) }
         }
-        try framing.feed(chunk) { early.append($0) }
+      } catch let error as DecodingError {
+        bodyError = error
+      } catch is EnvelopeError {
+        // `validate` throws it with the response.
       }
       opened = iterator
       return response
@@ -532,6 +542,7 @@ where Framing.Element: Sendable {
       body = opened
       bodyEnded = endedEarly
       await hand(early)
+      if let bodyError, pending == nil { pending = bodyError }
     }
   }
 

@@ -164,6 +164,42 @@ struct Scripted: TargetType {
     }
   }
 
+  @Test(arguments: [
+    "{\"code\": 0, \"msg\": \"ok\", \"data\": {\"list\": 5}}", "{\"code\": 0, \"data\": {}}",
+  ])
+  func elementsAtANonArrayOrMissingPathEndWithADecodingError(body: String) async throws {
+    var target = Scripted()
+    target.envelope = .default
+    let provider = Provider<Scripted>(transport: ScriptedTransport([.init(steps: [.chunk(body)])]))
+    let (rows, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    #expect(rows.isEmpty)
+    guard case .decoding(let decoding, let response)? = error as? ProviderError else {
+      Issue.record("expected a decoding error, got \(String(describing: error))")
+      return
+    }
+    #expect(response.statusCode == 200)
+    switch decoding {
+    case .typeMismatch, .keyNotFound: break
+    default: Issue.record("unexpected \(decoding)")
+    }
+  }
+
+  @Test(arguments: [
+    "{\"code\": [1], \"data\": {\"list\": []}}",
+    "{\"data\": {\"list\": [{\"id\": 1, \"price\": 1}]}}",
+  ])
+  func anEnvelopeWithAnInvalidOrMissingCodeIsAnEnvelopeError(body: String) async throws {
+    var target = Scripted()
+    target.envelope = .default
+    let provider = Provider<Scripted>(transport: ScriptedTransport([.init(steps: [.chunk(body)])]))
+    let (_, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    guard case .envelope(_, let response)? = error as? ProviderError else {
+      Issue.record("expected an envelope error, got \(String(describing: error))")
+      return
+    }
+    #expect(response.statusCode == 200)
+  }
+
   @Test func aFailingHeadIsRetriedThenTheStreamRuns() async throws {
     let hooks = StreamHooks()
     let transport = ScriptedTransport([
