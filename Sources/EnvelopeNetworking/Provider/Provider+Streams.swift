@@ -450,9 +450,12 @@ where Framing.Element: Sendable {
         }
         try await take { try framing.feed(chunk, $0) }
       } catch {
-        if let wait = try await reconnection(after: error) {
-          if wait > .zero { try await Task.sleep(for: wait) }
-          continue
+        // A reconnection's own failure (its attempts refused, the wait cancelled) ends the
+        // stream as any other: surfaced, and the plugins told.
+        do {
+          if try await reconnection(after: error) { continue }
+        } catch {
+          throw await fail(error)
         }
         throw await fail(error)
       }
@@ -595,13 +598,12 @@ where Framing.Element: Sendable {
   // MARK: - Ending
 
   /// A dropped connection of a stream that reconnects (Server-Sent Events), when the plugins'
-  /// `retry` allows: the wait before the stream goes on, at least the server's `retry`.
-  private func reconnection(after error: any Error) async throws
-    -> Duration?
-  {
+  /// `retry` allows: waits at least the server's `retry` and reconnects. False when the stream
+  /// does not reconnect.
+  private func reconnection(after error: any Error) async throws -> Bool {
     guard head != nil, !ended, let reconnection = framing.reconnection,
       let urlError = error as? URLError, urlError.code != .cancelled, !Task.isCancelled
-    else { return nil }
+    else { return false }
     // A body cut short after its head is a lost connection, whatever the platform calls it
     // (curl: "transfer closed with outstanding read data remaining").
     let lost =
@@ -614,14 +616,14 @@ where Framing.Element: Sendable {
     let delay = await Exchange.$current.withValue(exchange) {
       await provider.retryDelay(after: failure, target: target, attempt: reconnections + 1)
     }
-    guard let delay else { return nil }
+    guard let delay else { return false }
     reconnections += 1
     framing.dropPartial()
     body = nil
     let wait = max(delay, reconnection.wait ?? .zero)
     if wait > .zero { try await Task.sleep(for: wait) }
     try await connect(headers: reconnection.headers)
-    return .zero
+    return true
   }
 
   /// The error the consumer gets, the plugins told.

@@ -237,6 +237,34 @@ struct Scripted: TargetType {
     #expect(hooks.summaries.map(\.reconnections) == [2])
   }
 
+  @Test func aReconnectionThatFailsEndsTheStreamWithAProviderErrorOnce() async throws {
+    let hooks = StreamHooks()
+    let transport = ScriptedTransport([
+      .init(steps: [.chunk("id: 1\ndata: {\"delta\": \"a\"}\n\n"), .fail(.networkConnectionLost)]),
+      .init(status: 404, steps: [.chunk("gone")]),
+    ])
+    let provider = Provider<Scripted>(
+      transport: transport, plugins: [RetryPolicy(baseDelay: .zero), hooks])
+    var iterator = provider.events(Scripted(), as: Delta.self).makeAsyncIterator()
+    var deltas: [String] = []
+    var failure: (any Error)?
+    do {
+      while let event = try await iterator.next() { deltas.append(event.data.delta) }
+    } catch {
+      failure = error
+    }
+    #expect(deltas == ["a"])
+    guard case .status(let response)? = failure as? ProviderError else {
+      Issue.record("expected the 404, got \(String(describing: failure))")
+      return
+    }
+    #expect(response.statusCode == 404)
+    // The stream is over: no new request, and the plugins heard the end once.
+    #expect(try await iterator.next() == nil)
+    #expect(transport.requests.count == 2)
+    #expect(hooks.summaries.count == 1)
+  }
+
   @Test(arguments: [true, false])
   func cancellingTheConsumerStopsTheStreamAndTheEndIsHeardOnce(whileWaitingForTheHead: Bool)
     async throws
