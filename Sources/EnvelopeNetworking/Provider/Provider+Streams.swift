@@ -389,11 +389,17 @@ where Framing.Element: Sendable {
   private var ended = false
   private var attempts = 0
 
+  /// The framing before any byte: an attempt that reads the body before its head is accepted
+  /// (an envelope's status) starts from it, not from what a refused attempt read.
+  private let unread: Framing
+
   init(provider: Provider<Target>, target: Target, framing: Framing) {
     self.provider = provider
     self.target = target
+    var framing = framing
+    framing.start(provider.decoder)
     self.framing = framing
-    self.framing.start(provider.decoder)
+    self.unread = framing
   }
 
   deinit {
@@ -496,6 +502,9 @@ where Framing.Element: Sendable {
   private func attempt(_ exchange: Exchange, headers: [String: String])
     async throws
   {
+    // Only an envelope's elements are read before the head is accepted, and they never
+    // reconnect: the framing of another kind (a reconnection's event IDs) is kept.
+    if framing.watchesStatus { framing = unread }
     var opened: ResponseBody.AsyncIterator?
     var early: [Framed<Element>] = []
     var endedEarly = false

@@ -200,6 +200,24 @@ struct Scripted: TargetType {
     #expect(response.statusCode == 200)
   }
 
+  @Test func aBusinessFailureRetriedGivesTheElementsOfTheNextAnswer() async throws {
+    var target = Scripted()
+    target.envelope = .default
+    let transport = ScriptedTransport([
+      .init(steps: [.chunk("{\"code\": 1001, \"msg\": \"busy\", \"data\": {\"list\": [")]),
+      .init(steps: [
+        .chunk("{\"code\": 0, \"msg\": \"ok\", \"data\": {\"list\": [\(Self.row(7))]}}")
+      ]),
+    ])
+    let provider = Provider<Scripted>(
+      transport: transport,
+      plugins: [RetryPolicy(baseDelay: .zero, businessCodes: [1001])])
+    let (rows, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    #expect(error == nil, "\(String(describing: error))")
+    #expect(rows.map(\.id) == [7])
+    #expect(transport.requests.count == 2)
+  }
+
   @Test func aFailingHeadIsRetriedThenTheStreamRuns() async throws {
     let hooks = StreamHooks()
     let transport = ScriptedTransport([
