@@ -258,9 +258,6 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   private var parser = EventStreamParser()
   private var frames: FrameDecoder?
   private(set) var isDone = false
-  /// The last event ID of the last event dispatched: what a reconnection sends (an `id` line of
-  /// an event cut short by the drop is not, as the standard says).
-  private var dispatchedID: String?
 
   init(endMarker: String?) { self.endMarker = endMarker }
 
@@ -272,11 +269,8 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     let endMarker = self.endMarker
     var index = parser.count
     var done = false
-    var dispatchedID = self.dispatchedID
-    defer { self.dispatchedID = dispatchedID }
     parser.feed(chunk) { event in
       guard !done else { return }
-      dispatchedID = event.id
       if let endMarker, event.hasData(endMarker) {
         done = true
         return
@@ -299,7 +293,9 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   func status(atEnd: Bool) throws -> EnvelopeStatus? { nil }
 
   var reconnection: (headers: [String: String], wait: Duration?)? {
-    let id = dispatchedID ?? ""
+    // The ID as of the last blank line (also of a block with no data), not an `id` line of an
+    // event cut short by the drop, as the standard says.
+    let id = parser.dispatchedEventID
     return (id.isEmpty ? [:] : ["Last-Event-ID": id], parser.reconnectionTime)
   }
 }

@@ -357,6 +357,24 @@ struct Scripted: TargetType {
     }
   }
 
+  @Test func aReconnectionSendsTheIDOfABlockWithNoData() async throws {
+    // The standard sets the source's last event ID at every blank line, also when the block has
+    // no data and no event is fired (a checkpoint); a block cut short sets nothing.
+    let transport = ScriptedTransport([
+      .init(steps: [
+        .chunk("id: 1\ndata: {\"delta\": \"a\"}\n\nid: 2\n\nid: 3\ndata: {\"del"),
+        .fail(.networkConnectionLost),
+      ]),
+      .init(steps: [.chunk("data: {\"delta\": \"b\"}\n\ndata: [DONE]\n\n")]),
+    ])
+    let provider = Provider<Scripted>(
+      transport: transport, plugins: [RetryPolicy(baseDelay: .zero)])
+    let (events, error) = await drain(provider.events(Scripted(), as: Delta.self))
+    #expect(error == nil)
+    #expect(events.map(\.data.delta) == ["a", "b"])
+    #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "2"])
+  }
+
   static func row(_ id: Int) -> String { "{\"id\": \(id), \"price\": 1}" }
 }
 
