@@ -144,6 +144,15 @@ package struct EventStreamParser {
     head = nil
   }
 
+  /// Starts the next response of the same source (a reconnection): what the last one left
+  /// unfinished is discarded, a byte order mark may come again, and the last event ID and the
+  /// reconnection time are kept.
+  package mutating func restart() {
+    finish()
+    head = []
+    endedInCR = false
+  }
+
   // MARK: - Lines
 
   /// Splits `bytes` into lines (CR, LF or CRLF) and interprets each complete one.

@@ -203,7 +203,8 @@ protocol StreamFraming<Element> {
   /// Whether the body's envelope status is read before its first values (elements of an
   /// envelope).
   var watchesStatus: Bool { get }
-  /// Drops a frame cut short by a dropped connection, before a reconnection.
+  /// Drops a frame cut short by a dropped connection, before a reconnection (whose body is a
+  /// new stream).
   mutating func dropPartial()
 }
 
@@ -288,7 +289,7 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     parser.finish()
   }
 
-  mutating func dropPartial() { parser.finish() }
+  mutating func dropPartial() { parser.restart() }
 
   func status(atEnd: Bool) throws -> EnvelopeStatus? { nil }
 

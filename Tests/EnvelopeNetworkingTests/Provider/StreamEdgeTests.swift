@@ -375,6 +375,19 @@ struct Scripted: TargetType {
     #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "2"])
   }
 
+  @Test func aReconnectedStreamMayStartWithAByteOrderMark() async throws {
+    // Each response is a new event stream, whose byte order mark is dropped.
+    let transport = ScriptedTransport([
+      .init(steps: [.chunk("data: {\"delta\": \"a\"}\r\n\r"), .fail(.networkConnectionLost)]),
+      .init(steps: [.chunk("\u{FEFF}data: {\"delta\": \"b\"}\n\ndata: [DONE]\n\n")]),
+    ])
+    let provider = Provider<Scripted>(
+      transport: transport, plugins: [RetryPolicy(baseDelay: .zero)])
+    let (events, error) = await drain(provider.events(Scripted(), as: Delta.self))
+    #expect(error == nil)
+    #expect(events.map(\.data.delta) == ["a", "b"])
+  }
+
   static func row(_ id: Int) -> String { "{\"id\": \(id), \"price\": 1}" }
 }
 
