@@ -12,7 +12,8 @@ extension Provider {
   /// decoder and policy: no envelope per line. A lenient decode reports each line's drift to the
   /// plugins' `didDecode` with the line's index in the path (`[1532].price`, counted from 0
   /// over the values); in lenient policy a line that does not decode is dropped and reported,
-  /// in strict policy it ends the stream with `ProviderError.decoding`.
+  /// in strict policy it ends the stream with `ProviderError.decoding` (as a line that is not
+  /// JSON does in either policy), after the values before it.
   ///
   /// The stream runs the provider's line as every call does (see ``ProviderStream``).
   ///
