@@ -61,8 +61,12 @@ package struct EventStreamParser {
   /// The sentinel OpenAI-style streams send as the last event's data.
   package static let doneSentinel = "[DONE]"
 
-  /// The last event ID: kept across events, sent as `Last-Event-ID` when reconnecting.
+  /// The last event ID: kept across events.
   package private(set) var lastEventID = ""
+  /// The last event ID as of the last blank line (the standard's "last event ID string" of the
+  /// event source, set at every dispatch, also of a block with no data): what a reconnection
+  /// sends as `Last-Event-ID`. An `id` of a block cut short is not in it.
+  package private(set) var dispatchedEventID = ""
   /// The reconnection time the stream set last (in any block, even one with no event).
   package private(set) var reconnectionTime: Duration?
   /// How many events have been dispatched.
@@ -138,6 +142,15 @@ package struct EventStreamParser {
     eventType = []
     retry = nil
     head = nil
+  }
+
+  /// Starts the next response of the same source (a reconnection): what the last one left
+  /// unfinished is discarded, a byte order mark may come again, and the last event ID and the
+  /// reconnection time are kept.
+  package mutating func restart() {
+    finish()
+    head = []
+    endedInCR = false
   }
 
   // MARK: - Lines
@@ -268,6 +281,7 @@ package struct EventStreamParser {
       eventType.removeAll(keepingCapacity: true)
       retry = nil
     }
+    dispatchedEventID = lastEventID
     guard !data.isEmpty else { return }
     data.removeLast()
     count += 1

@@ -12,7 +12,8 @@ extension Provider {
   /// decoder and policy: no envelope per line. A lenient decode reports each line's drift to the
   /// plugins' `didDecode` with the line's index in the path (`[1532].price`, counted from 0
   /// over the values); in lenient policy a line that does not decode is dropped and reported,
-  /// in strict policy it ends the stream with `ProviderError.decoding`.
+  /// in strict policy it ends the stream with `ProviderError.decoding` (as a line that is not
+  /// JSON does in either policy), after the values before it.
   ///
   /// The stream runs the provider's line as every call does (see ``ProviderStream``).
   ///
@@ -203,7 +204,8 @@ protocol StreamFraming<Element> {
   /// Whether the body's envelope status is read before its first values (elements of an
   /// envelope).
   var watchesStatus: Bool { get }
-  /// Drops a frame cut short by a dropped connection, before a reconnection.
+  /// Drops a frame cut short by a dropped connection, before a reconnection (whose body is a
+  /// new stream).
   mutating func dropPartial()
 }
 
@@ -258,9 +260,6 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   private var parser = EventStreamParser()
   private var frames: FrameDecoder?
   private(set) var isDone = false
-  /// The last event ID of the last event dispatched: what a reconnection sends (an `id` line of
-  /// an event cut short by the drop is not, as the standard says).
-  private var dispatchedID: String?
 
   init(endMarker: String?) { self.endMarker = endMarker }
 
@@ -272,11 +271,8 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     let endMarker = self.endMarker
     var index = parser.count
     var done = false
-    var dispatchedID = self.dispatchedID
-    defer { self.dispatchedID = dispatchedID }
     parser.feed(chunk) { event in
       guard !done else { return }
-      dispatchedID = event.id
       if let endMarker, event.hasData(endMarker) {
         done = true
         return
@@ -294,12 +290,14 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     parser.finish()
   }
 
-  mutating func dropPartial() { parser.finish() }
+  mutating func dropPartial() { parser.restart() }
 
   func status(atEnd: Bool) throws -> EnvelopeStatus? { nil }
 
   var reconnection: (headers: [String: String], wait: Duration?)? {
-    let id = dispatchedID ?? ""
+    // The ID as of the last blank line (also of a block with no data), not an `id` line of an
+    // event cut short by the drop, as the standard says.
+    let id = parser.dispatchedEventID
     return (id.isEmpty ? [:] : ["Last-Event-ID": id], parser.reconnectionTime)
   }
 }
@@ -381,17 +379,25 @@ where Framing.Element: Sendable {
   /// Values framed and not yet handed out.
   private var ready: [Element] = []
   private var readyIndex = 0
+  /// The error that ends the stream once the values framed before it have been handed out.
+  private var pending: (any Error)?
   private var yielded = 0
   private var reconnections = 0
   private var bodyEnded = false
   private var ended = false
   private var attempts = 0
 
+  /// The framing before any byte: an attempt that reads the body before its head is accepted
+  /// (an envelope's status) starts from it, not from what a refused attempt read.
+  private let unread: Framing
+
   init(provider: Provider<Target>, target: Target, framing: Framing) {
     self.provider = provider
     self.target = target
+    var framing = framing
+    framing.start(provider.decoder)
     self.framing = framing
-    self.framing.start(provider.decoder)
+    self.unread = framing
   }
 
   deinit {
@@ -424,6 +430,10 @@ where Framing.Element: Sendable {
         yielded += 1
         return value
       }
+      if let error = pending {
+        pending = nil
+        throw await fail(error)
+      }
       if ended { return nil }
       do {
         try Task.checkCancellation()
@@ -444,9 +454,12 @@ where Framing.Element: Sendable {
         }
         try await take { try framing.feed(chunk, $0) }
       } catch {
-        if let wait = try await reconnection(after: error) {
-          if wait > .zero { try await Task.sleep(for: wait) }
-          continue
+        // A reconnection's own failure (its attempts refused, the wait cancelled) ends the
+        // stream as any other: surfaced, and the plugins told.
+        do {
+          if try await reconnection(after: error) { continue }
+        } catch {
+          throw await fail(error)
         }
         throw await fail(error)
       }
@@ -487,9 +500,13 @@ where Framing.Element: Sendable {
   private func attempt(_ exchange: Exchange, headers: [String: String])
     async throws
   {
+    // Only an envelope's elements are read before the head is accepted, and they never
+    // reconnect: the framing of another kind (a reconnection's event IDs) is kept.
+    if framing.watchesStatus { framing = unread }
     var opened: ResponseBody.AsyncIterator?
     var early: [Framed<Element>] = []
     var endedEarly = false
+    var bodyError: (any Error)?
     let accepted = target.validStatusCodes
     let result = try await provider.exchange(target, headers: headers) { _, status in
       guard let read = try framing.status(atEnd: endedEarly) else { return }
@@ -507,14 +524,23 @@ where Framing.Element: Sendable {
         response.data = try await Self.collect(&iterator, limit: Self.errorBodyLimit)
         return response
       }
-      // An envelope's status before its first values: read on until one or the other.
-      while framing.watchesStatus, early.isEmpty, try framing.status(atEnd: false) == nil {
-        guard let chunk = try await iterator.next() else {
-          endedEarly = true
-          try framing.finish { early.append($0) }
-          break
+      // An envelope's status before its first values: read on until one or the other. An
+      // error of the body (a status that is not a code, a malformed body, no array at the
+      // path) is not the transport's: a status error is read again by `validate` with the
+      // head, the others end the stream after the values before them, as later in the body.
+      do {
+        while framing.watchesStatus, early.isEmpty, try framing.status(atEnd: false) == nil {
+          guard let chunk = try await iterator.next() else {
+            endedEarly = true
+            try framing.finish { early.append($0) }
+            break
+          }
+          try framing.feed(chunk) { early.append($0) }
         }
-        try framing.feed(chunk) { early.append($0) }
+      } catch let error as DecodingError {
+        bodyError = error
+      } catch is EnvelopeError {
+        // `validate` throws it with the response.
       }
       opened = iterator
       return response
@@ -525,31 +551,43 @@ where Framing.Element: Sendable {
       head = response
       body = opened
       bodyEnded = endedEarly
-      try await hand(early)
+      await hand(early)
+      if let bodyError, pending == nil { pending = bodyError }
     }
   }
 
   // MARK: - Reading
 
-  /// Frames what `step` reads and hands the values on.
+  /// Frames what `step` reads and hands the values on; an error of the framing (a malformed
+  /// body) ends the stream after the values framed before it.
   private func take(
     _ step: ((Framed<Element>) -> Void) throws -> Void
   ) async throws {
     var framed: [Framed<Element>] = []
-    try step { framed.append($0) }
-    try await hand(framed)
+    var failure: (any Error)?
+    do {
+      try step { framed.append($0) }
+    } catch {
+      failure = error
+    }
+    await hand(framed)
+    if let failure, pending == nil { pending = failure }
   }
 
   /// Queues the values; each non-empty report goes to the plugins' `didDecode`; a frame that
-  /// did not decode (strict policy) ends the stream.
-  private func hand(_ framed: [Framed<Element>]) async throws {
-    for frame in framed {
+  /// did not decode (strict policy) ends the stream once the values before it are handed out.
+  private func hand(_ framed: [Framed<Element>]) async {
+    for frame in framed where pending == nil {
       if !frame.report.isEmpty, let head {
         for plugin in provider.plugins {
           await plugin.didDecode(frame.report, target: target, response: head)
         }
       }
-      if let value = try frame.value.get() { ready.append(value) }
+      switch frame.value {
+      case .success(let value?): ready.append(value)
+      case .success(nil): break
+      case .failure(let error): pending = error
+      }
     }
   }
 
@@ -567,13 +605,12 @@ where Framing.Element: Sendable {
   // MARK: - Ending
 
   /// A dropped connection of a stream that reconnects (Server-Sent Events), when the plugins'
-  /// `retry` allows: the wait before the stream goes on, at least the server's `retry`.
-  private func reconnection(after error: any Error) async throws
-    -> Duration?
-  {
+  /// `retry` allows: waits at least the server's `retry` and reconnects. False when the stream
+  /// does not reconnect.
+  private func reconnection(after error: any Error) async throws -> Bool {
     guard head != nil, !ended, let reconnection = framing.reconnection,
       let urlError = error as? URLError, urlError.code != .cancelled, !Task.isCancelled
-    else { return nil }
+    else { return false }
     // A body cut short after its head is a lost connection, whatever the platform calls it
     // (curl: "transfer closed with outstanding read data remaining").
     let lost =
@@ -586,14 +623,14 @@ where Framing.Element: Sendable {
     let delay = await Exchange.$current.withValue(exchange) {
       await provider.retryDelay(after: failure, target: target, attempt: reconnections + 1)
     }
-    guard let delay else { return nil }
+    guard let delay else { return false }
     reconnections += 1
     framing.dropPartial()
     body = nil
     let wait = max(delay, reconnection.wait ?? .zero)
     if wait > .zero { try await Task.sleep(for: wait) }
     try await connect(headers: reconnection.headers)
-    return .zero
+    return true
   }
 
   /// The error the consumer gets, the plugins told.
