@@ -130,7 +130,7 @@ struct Scripted: TargetType {
       decoder: LenientDecoder(policy: .strict))
     var target = Scripted()
     target.envelope = format
-    let (rows, error) = await drain(provider.elements(target, as: FeedRow.self, at: ""))
+    let (rows, error) = await collect(provider.elements(target, as: FeedRow.self, at: ""))
     #expect(rows.map(\.id) == [0, 1])
     guard case .decoding(let decoding, _)? = error as? ProviderError,
       case .typeMismatch(_, let context) = decoding
@@ -146,7 +146,7 @@ struct Scripted: TargetType {
     let list = "[\(Self.row(0)), {\"id\": \"x\"}, 7, \(Self.row(3))]"
     let provider = Provider<Scripted>(
       transport: ScriptedTransport([.init(steps: [.chunk(list)])]), plugins: [hooks])
-    let (rows, error) = await drain(provider.elements(Scripted(), as: FeedRow.self, at: ""))
+    let (rows, error) = await collect(provider.elements(Scripted(), as: FeedRow.self, at: ""))
     #expect(error == nil)
     let whole = try LenientDecoder().decodeWithReport([FeedRow].self, from: Data(list.utf8))
     #expect(rows == whole.value)
@@ -156,7 +156,7 @@ struct Scripted: TargetType {
   @Test func elementsMalformedAfterSomeInTheSameChunkYieldThoseFirst() async throws {
     let provider = Provider<Scripted>(
       transport: ScriptedTransport([.init(steps: [.chunk("[\(Self.row(0)), \(Self.row(1)), }")])]))
-    let (rows, error) = await drain(provider.elements(Scripted(), as: FeedRow.self, at: ""))
+    let (rows, error) = await collect(provider.elements(Scripted(), as: FeedRow.self, at: ""))
     #expect(rows.map(\.id) == [0, 1])
     guard case .decoding(.dataCorrupted, _)? = error as? ProviderError else {
       Issue.record("expected a decoding error, got \(String(describing: error))")
@@ -171,7 +171,7 @@ struct Scripted: TargetType {
     var target = Scripted()
     target.envelope = .default
     let provider = Provider<Scripted>(transport: ScriptedTransport([.init(steps: [.chunk(body)])]))
-    let (rows, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    let (rows, error) = await collect(provider.elements(target, as: FeedRow.self, at: "list"))
     #expect(rows.isEmpty)
     guard case .decoding(let decoding, let response)? = error as? ProviderError else {
       Issue.record("expected a decoding error, got \(String(describing: error))")
@@ -192,7 +192,7 @@ struct Scripted: TargetType {
     var target = Scripted()
     target.envelope = .default
     let provider = Provider<Scripted>(transport: ScriptedTransport([.init(steps: [.chunk(body)])]))
-    let (_, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    let (_, error) = await collect(provider.elements(target, as: FeedRow.self, at: "list"))
     guard case .envelope(_, let response)? = error as? ProviderError else {
       Issue.record("expected an envelope error, got \(String(describing: error))")
       return
@@ -212,7 +212,7 @@ struct Scripted: TargetType {
     let provider = Provider<Scripted>(
       transport: transport,
       plugins: [RetryPolicy(baseDelay: .zero, businessCodes: [1001])])
-    let (rows, error) = await drain(provider.elements(target, as: FeedRow.self, at: "list"))
+    let (rows, error) = await collect(provider.elements(target, as: FeedRow.self, at: "list"))
     #expect(error == nil, "\(String(describing: error))")
     #expect(rows.map(\.id) == [7])
     #expect(transport.requests.count == 2)
@@ -226,7 +226,7 @@ struct Scripted: TargetType {
     ])
     let provider = Provider<Scripted>(
       transport: transport, plugins: [RetryPolicy(baseDelay: .zero), hooks])
-    let (rows, error) = await drain(provider.lines(Scripted(), as: FeedRow.self))
+    let (rows, error) = await collect(provider.lines(Scripted(), as: FeedRow.self))
     #expect(error == nil)
     #expect(rows.map(\.id) == [1, 2])
     #expect(transport.requests.count == 2)
@@ -240,7 +240,7 @@ struct Scripted: TargetType {
     ])
     let provider = Provider<Scripted>(
       transport: transport, plugins: [RetryPolicy(maxAttempts: 3, baseDelay: .zero), hooks])
-    let (events, error) = await drain(provider.events(Scripted(), as: Delta.self))
+    let (events, error) = await collect(provider.events(Scripted(), as: Delta.self))
     #expect(events.count == 3)
     guard case .transport(let urlError)? = error as? ProviderError else {
       Issue.record("expected a transport error, got \(String(describing: error))")
@@ -345,9 +345,9 @@ struct Scripted: TargetType {
       var sample: StubResponse { .body(StreamCallsTests.chat).chunked(size: size) }
     }
     let provider = Provider<Chat>(stub: .immediate)
-    let (ended, _) = await drain(provider.events(Chat(size: size), as: Delta.self))
+    let (ended, _) = await collect(provider.events(Chat(size: size), as: Delta.self))
     #expect(ended.map(\.data.delta) == ["Hel", "lo", "!"])
-    let (all, error) = await drain(
+    let (all, error) = await collect(
       provider.events(Chat(size: size), as: Delta.self, endMarker: nil))
     // `[DONE]` is then an event's data, which is not JSON: the stream read on to it.
     #expect(all.count == 3)
@@ -369,7 +369,7 @@ struct Scripted: TargetType {
     ])
     let provider = Provider<Scripted>(
       transport: transport, plugins: [RetryPolicy(baseDelay: .zero)])
-    let (events, error) = await drain(provider.events(Scripted(), as: Delta.self))
+    let (events, error) = await collect(provider.events(Scripted(), as: Delta.self))
     #expect(error == nil)
     #expect(events.map(\.data.delta) == ["a", "b"])
     #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "2"])
@@ -383,7 +383,7 @@ struct Scripted: TargetType {
     ])
     let provider = Provider<Scripted>(
       transport: transport, plugins: [RetryPolicy(baseDelay: .zero)])
-    let (events, error) = await drain(provider.events(Scripted(), as: Delta.self))
+    let (events, error) = await collect(provider.events(Scripted(), as: Delta.self))
     #expect(error == nil)
     #expect(events.map(\.data.delta) == ["a", "b"])
   }
