@@ -160,7 +160,7 @@ for sample in "${samples[@]}"; do
     sed -n '/^extension LenientDecoder {/q;p' "$generated" | grep -v '^import ' | sed 's/^/  /;s/^  $//'
     echo "}"
     sed -n '/^extension LenientDecoder {/,$p' "$generated" \
-      | sed -E "s/decoder\.transform\(([A-Za-z0-9_]+)\.self/decoder.transform(Sample_$name.\1.self/"
+      | sed -E "s/decoder\.transform\(([A-Za-z0-9_.]+)\.self/decoder.transform(Sample_$name.\1.self/"
   } > "$scratch/Sources/ModelCheck/$name.swift"
   for file in $files; do
     cat >> "$main" <<SWIFT
@@ -174,7 +174,7 @@ done
 # hand-written `Issue` (Swift Testing has one too): no name may collide.
 echo 'struct Issue {}' > "$scratch/Sources/ModelCheck/Issue.swift"
 for together in \
-  "TogetherOrders|--envelope|$repo/Fixtures/models/orders_page1.json" \
+  "TogetherIssues|--envelope|$repo/Fixtures/models/issue_page.json" \
   "TogetherRet|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"; do
   IFS='|' read -r name flags file <<< "$together"
   # shellcheck disable=SC2086
