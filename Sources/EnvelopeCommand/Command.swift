@@ -22,7 +22,8 @@ package enum Command {
   package static let usage = """
     usage: envelope inspect FILE [--format code,msg,data[,success codes]]
            envelope query FILE PATH
-           envelope models FILE... [--name Root] [--at PATH] [--envelope] [--public] [--var]
+           envelope models FILE... [--name Root] [--at PATH] [--envelope]
+                           [--format code,msg,data[,success codes]] [--public] [--var]
     """
 
   /// Runs the command line (without the program name).
@@ -54,7 +55,7 @@ package enum Command {
   static func inspect(_ arguments: [String], read: (String) throws -> Data) throws -> String {
     var options = try Options(arguments, flags: ["--format": true])
     let file = try options.single("FILE")
-    let format = try options.value("--format").map(parseFormat) ?? .default
+    let format = try options.value("--format").map(parseFormat)?.format ?? .default
     let json = try document(file, read: read)
     var lines: [String] = []
     do {
@@ -94,7 +95,10 @@ package enum Command {
   static func models(_ arguments: [String], read: (String) throws -> Data) throws -> String {
     let options = try Options(
       arguments,
-      flags: ["--name": true, "--at": true, "--envelope": false, "--public": false, "--var": false])
+      flags: [
+        "--name": true, "--at": true, "--envelope": false, "--format": true, "--public": false,
+        "--var": false,
+      ])
     let files = options.positional
     guard !files.isEmpty else { throw Failure(message: "models needs at least one FILE\n\(usage)") }
     var writing = ModelWriter.Options()
@@ -105,12 +109,27 @@ package enum Command {
     writing.files = files.map { URL(fileURLWithPath: $0).lastPathComponent }
     writing.path = try options.value("--at")
     var path = writing.path.map(parsePath) ?? .root
+    let format = try options.value("--format").map(parseFormat)
+    if let format {
+      writing.envelope = true
+      writing.format = format.swift
+    }
     if writing.envelope {
-      path = EnvelopeFormat.default.data.appending(path)
+      path = (format?.format ?? .default).data.appending(path)
     }
     var shape = Shape.unknown
     for file in files {
       let json = try document(file, read: read)
+      // The header's decoder must read every sample: one the format calls a failure is refused.
+      if let format {
+        let status = try? LenientDecoder().envelopeStatus(from: json.data, format: format.format)
+        guard let status, status.isSuccess else {
+          let code = status?.code.map { "code \($0)" } ?? "no code"
+          throw Failure(
+            message: "\(file): not a success under --format \(format.text) (\(code)); "
+              + "a string code is written in quotes: \"000\"")
+        }
+      }
       guard let value = json.value[path] else {
         throw Failure(message: "\(file): no value at \(path.description)", status: 1)
       }
@@ -149,32 +168,59 @@ package enum Command {
     return JSONPath(dotted.hasPrefix(".") ? String(dotted.dropFirst()) : dotted)
   }
 
+  /// A `--format` as given, read, and written as the Swift expression that builds it.
+  struct ParsedFormat {
+    var text: String
+    var format: EnvelopeFormat
+    /// `EnvelopeFormat(code: "retStatus", message: "retMsg", data: "retBody", success: ["000"])`.
+    var swift: String
+  }
+
   /// `code,msg,data`, `error>status,error>message,results`, then optional success codes
   /// (`retStatus,retMsg,retBody,"000"`, `error,errMsg,results,false`); success is 0 by default.
-  private static func parseFormat(_ text: String) throws -> EnvelopeFormat {
+  /// A number that is not written as JSON writes it (`000`, `+1`, `01`) is the string it is in a
+  /// body, quoted or not: a shell drops the quotes of `"000"`.
+  static func parseFormat(_ text: String) throws -> ParsedFormat {
     let parts = text.split(separator: ",").map(String.init)
     guard parts.count >= 3 else {
       throw Failure(message: "--format needs code,message,data paths, found \(text)")
     }
     func path(_ part: String) -> JSONPath { JSONPath(part) }
-    var success: Set<EnvelopeCode> = []
+    var success: [EnvelopeCode] = []
+    var literals: [String] = []
+    func add(_ code: EnvelopeCode, _ literal: String) {
+      guard !success.contains(code) else { return }
+      success.append(code)
+      literals.append(literal)
+    }
     for code in parts.dropFirst(3) {
       switch code {
-      case "true": success.insert(true)
-      case "false": success.insert(false)
+      case "true": add(true, "true")
+      case "false": add(false, "false")
       case _ where code.hasPrefix("\"") && code.hasSuffix("\"") && code.count >= 2:
-        success.insert(EnvelopeCode(stringLiteral: String(code.dropFirst().dropLast())))
+        let string = String(code.dropFirst().dropLast())
+        add(EnvelopeCode(stringLiteral: string), Names.literal(string))
       default:
-        guard let number = Int(code) else {
+        if let number = Int(code), String(number) == code {
+          add(EnvelopeCode(integerLiteral: number), code)
+        } else if !code.isEmpty,
+          code.allSatisfy({ $0.isASCII && ($0.isNumber || "+-".contains($0)) })
+        {
+          add(EnvelopeCode(stringLiteral: code), Names.literal(code))
+        } else {
           throw Failure(
             message: "--format: success code \(code) is not a number, bool or \"string\"")
         }
-        success.insert(EnvelopeCode(integerLiteral: number))
       }
     }
-    return EnvelopeFormat(
+    if success.isEmpty { add(0, "0") }
+    let format = EnvelopeFormat(
       code: path(parts[0]), messages: [path(parts[1])], data: path(parts[2]),
-      success: success.isEmpty ? [0] : success)
+      success: Set(success))
+    let swift =
+      "EnvelopeFormat(code: \(Names.literal(parts[0])), message: \(Names.literal(parts[1])), "
+      + "data: \(Names.literal(parts[2])), success: [\(literals.joined(separator: ", "))])"
+    return ParsedFormat(text: text, format: format, swift: swift)
   }
 }
 

@@ -18,6 +18,8 @@ struct ModelWriter {
     var files: [String] = []
     /// The samples are envelopes and the models are for their data.
     var envelope = false
+    /// `--format`: the `EnvelopeFormat(...)` expression the decoder sets; nil for the default.
+    var format: String?
     /// `--at`, as given: where the model is read (inside data for an envelope).
     var path: String?
   }
@@ -86,9 +88,18 @@ struct ModelWriter {
       if options.isPublic { lines.append("/// The samples' type.") }
       lines.append("\(access)typealias \(root) = \(rootType)")
     }
-    for declaration in writer.declarations {
+    // Every other type is nested in the first one (the root struct, or the element of a root
+    // list), so several generated sets share a module without their names colliding.
+    if let host = writer.declarations.first {
       lines.append("")
-      lines.append(contentsOf: writer.lines(declaration, options: options))
+      var hostLines = writer.lines(host, options: options, indent: "")
+      let closing = hostLines.removeLast()
+      lines.append(contentsOf: hostLines)
+      for declaration in writer.declarations.dropFirst() {
+        lines.append("")
+        lines.append(contentsOf: writer.lines(declaration, options: options, indent: "  "))
+      }
+      lines.append(closing)
     }
     lines.append("")
     lines.append("extension LenientDecoder {")
@@ -96,7 +107,9 @@ struct ModelWriter {
       lines.append(
         contentsOf: wrap(
           "The decoder `\(root)` is written for: keys converted from snake_case, "
-            + (options.envelope ? "" : "no envelope (`EnvelopeFormat.plain`), ")
+            + (options.envelope
+              ? (options.format == nil ? "" : "the samples' envelope format, ")
+              : "no envelope (`EnvelopeFormat.plain`), ")
             + "and each date read by its transform.",
           prefix: "  /// "))
       lines.append("  ///")
@@ -115,7 +128,19 @@ struct ModelWriter {
     lines.append("    var decoder = LenientDecoder(policy: policy)")
     lines.append("    decoder.keyDecodingStrategy = .convertFromSnakeCase")
     if !options.envelope { lines.append("    decoder.envelope = .plain") }
-    for (model, key, transform) in writer.transforms {
+    if let format = options.format {
+      let line = "    decoder.envelope = \(format)"
+      if line.count <= 100 {
+        lines.append(line)
+      } else if let open = format.firstIndex(of: "("), format.hasSuffix(")") {
+        lines.append("    decoder.envelope = \(format[...open])")
+        let arguments = format[format.index(after: open)..<format.index(before: format.endIndex)]
+        lines.append(contentsOf: fitted("      " + arguments + ")"))
+      }
+    }
+    let host = writer.declarations.first?.name
+    for (nested, key, transform) in writer.transforms {
+      let model = nested == host ? nested : "\(host ?? "").\(nested)"
       let call = "    decoder.transform(\(model).self, key: \(Names.literal(key)), \(transform))"
       if call.count <= 100 || 6 + Names.literal(key).count + 1 > 100 {
         lines.append(contentsOf: Self.fitted(call))
@@ -242,7 +267,15 @@ struct ModelWriter {
     return candidate
   }
 
-  private func lines(_ declaration: Declaration, options: Options) -> [String] {
+  /// A struct's lines, each starting with `indent` and at most 100 characters long where it can
+  /// be broken.
+  private func lines(_ declaration: Declaration, options: Options, indent: String) -> [String] {
+    lines(declaration, options: options, width: 100 - indent.count).map {
+      $0.isEmpty ? $0 : indent + $0
+    }
+  }
+
+  private func lines(_ declaration: Declaration, options: Options, width: Int) -> [String] {
     let access = options.isPublic ? "public " : ""
     let binding = options.isMutable ? "var" : "let"
     var lines: [String] = []
@@ -250,20 +283,21 @@ struct ModelWriter {
       lines.append("/// Read from \(declaration.origin).")
     }
     let head = "\(access)struct \(declaration.name):"
-    if head.count + " Codable, Sendable {".count <= 100 {
+    if head.count + " Codable, Sendable {".count <= width {
       lines.append(head + " Codable, Sendable {")
-    } else if head.count + " Codable,".count <= 100 {  // as swift-format breaks it
+    } else if head.count + " Codable,".count <= width {  // as swift-format breaks it
       lines.append(contentsOf: [head + " Codable,", "  Sendable", "{"])
     } else {
       lines.append(contentsOf: [head, "  Codable, Sendable", "{"])
     }
     for property in declaration.properties {
       if let comment = property.comment {
-        lines.append(contentsOf: Self.wrap(comment, prefix: "  // "))
+        lines.append(contentsOf: Self.wrap(comment, prefix: "  // ", width: width))
       }
       if options.isPublic { lines.append("  /// \(Names.literal(property.jsonKey)) in the JSON.") }
       lines.append(
         contentsOf: Self.fitted(
+          width: width,
           "  \(access)\(binding) \(Names.escaped(property.name)): \(property.type)"))
     }
     for key in declaration.leftOut {
@@ -271,9 +305,9 @@ struct ModelWriter {
         contentsOf: Self.wrap(
           "\(Names.literal(key)) is read as `\(convertFromSnakeCase(key))` too under "
             + "`.convertFromSnakeCase`: whichever comes first in a document.",
-          prefix: "  // "))
+          prefix: "  // ", width: width))
     }
-    if options.isPublic { lines.append(contentsOf: memberwiseInit(declaration)) }
+    if options.isPublic { lines.append(contentsOf: memberwiseInit(declaration, width: width)) }
     if declaration.properties.contains(where: { $0.name != $0.codingKey }) {
       lines.append("")
       lines.append("  enum CodingKeys: String, CodingKey {")
@@ -281,6 +315,7 @@ struct ModelWriter {
         let name = Names.escaped(property.name)
         lines.append(
           contentsOf: Self.fitted(
+            width: width,
             property.name == property.codingKey
               ? "    case \(name)" : "    case \(name) = \(Names.literal(property.codingKey))"))
       }
@@ -291,27 +326,28 @@ struct ModelWriter {
   }
 
   /// A public struct's memberwise `init`, which Swift keeps internal.
-  private func memberwiseInit(_ declaration: Declaration) -> [String] {
+  private func memberwiseInit(_ declaration: Declaration, width: Int) -> [String] {
     var lines = ["", "  /// Creates a value from its properties."]
     guard !declaration.properties.isEmpty else {
       return lines + ["  public init() {}"]
     }
     let parameters = declaration.properties.map { "\(Names.escaped($0.name)): \($0.type)" }
     let oneLine = "  public init(" + parameters.joined(separator: ", ") + ") {"
-    if oneLine.count <= 100 {
+    if oneLine.count <= width {
       lines.append(oneLine)
     } else {
       lines.append("  public init(")
       for index in parameters.indices {
         lines.append(
           contentsOf: Self.fitted(
+            width: width,
             "    " + parameters[index] + (index == parameters.count - 1 ? "" : ",")))
       }
       lines.append("  ) {")
     }
     for property in declaration.properties {
       let name = Names.escaped(property.name)
-      lines.append(contentsOf: Self.fitted("    self.\(name) = \(name)"))
+      lines.append(contentsOf: Self.fitted(width: width, "    self.\(name) = \(name)"))
     }
     lines.append("  }")
     return lines
@@ -320,14 +356,14 @@ struct ModelWriter {
   /// A line of code in lines of at most 100 characters where it can be broken as swift-format
   /// breaks it: after the ` =` of an assignment or a raw value, else after the first `:`, the
   /// rest indented two more.
-  static func fitted(_ line: String) -> [String] {
-    guard line.count > 100 else { return [line] }
+  static func fitted(width: Int = 100, _ line: String) -> [String] {
+    guard line.count > width else { return [line] }
     let margin = String(line.prefix { $0 == " " })
     for separator in [" = ", ": "] {
       if let range = line.range(of: separator) {
         let head = String(line[..<range.lowerBound]) + separator.dropLast()
         let broken = [head.trimmingTrailingSpaces, margin + "  " + line[range.upperBound...]]
-        if broken.allSatisfy({ $0.count <= 100 }) { return broken }
+        if broken.allSatisfy({ $0.count <= width }) { return broken }
       }
     }
     // A key too long for any line (names are cut, keys cannot be): left as it is.
@@ -336,7 +372,7 @@ struct ModelWriter {
 
   /// `text` in lines of at most 100 characters, each starting with `prefix`; a quoted key
   /// (`"user id"`) is never broken and keeps its spaces.
-  static func wrap(_ text: String, prefix: String) -> [String] {
+  static func wrap(_ text: String, prefix: String, width: Int = 100) -> [String] {
     var words: [String] = []
     var word = ""
     var quoted = false
@@ -360,7 +396,7 @@ struct ModelWriter {
     var lines: [String] = []
     var line = prefix
     for word in words {
-      if line.count > prefix.count, line.count + 1 + word.count > 100 {
+      if line.count > prefix.count, line.count + 1 + word.count > width {
         lines.append(line)
         line = prefix
       }

@@ -89,7 +89,8 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
     // `.convertFromSnakeCase` reads user_id as userId: only "1st" needs a coding key.
     #expect(source.contains("    case userId\n"))
     #expect(source.contains(#"    case _1st = "1st""#))
-    #expect(source.contains("struct Profile: Codable, Sendable {\n  let city: String\n}"))
+    // Nested in the root type.
+    #expect(source.contains("\n  struct Profile: Codable, Sendable {\n    let city: String\n  }\n"))
     #expect(source.contains("LenientDecoder.forAccount().decodeEnvelope(Account.self, from: body)"))
     #expect(source.contains("    decoder.keyDecodingStrategy = .convertFromSnakeCase\n"))
     // Deterministic: the same input gives the same text.
