@@ -139,6 +139,14 @@ struct DriftBaseline {
 /// written.
 struct DriftOutcome<T> {
   var value: T
+
+  /// The value, the notes written to standard error first (what a passing check says).
+  func valueNoting(_ fixture: String) -> T {
+    for note in notes {
+      FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \(note)\n".utf8))
+    }
+    return value
+  }
   /// Accepted entries the fixture no longer has: the baseline can shrink.
   var fixed: [DriftEntry] = []
   /// The baseline file written by this check, if any.

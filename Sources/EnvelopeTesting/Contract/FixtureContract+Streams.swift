@@ -23,11 +23,8 @@ extension FixtureContract {
     _ type: T.Type, fixture: String, decoder: LenientDecoder = LenientDecoder(policy: .strict),
     acceptedDrift: AcceptedDrift = .none, filePath: String = #filePath
   ) throws -> [T] {
-    try checked(fixture, acceptedDrift) {
-      try check(
-        fixture: fixture, decoder: decoder, acceptedDrift: acceptedDrift, filePath: filePath,
-        rawSteps: 0
-      ) { try RecordedStream.lines(T.self, from: $1, decoder: $0) }
+    try checkStream(fixture, decoder, acceptedDrift, filePath) {
+      try RecordedStream.lines(T.self, from: $1, decoder: $0)
     }
   }
 
@@ -48,11 +45,8 @@ extension FixtureContract {
     decoder: LenientDecoder = LenientDecoder(policy: .strict),
     acceptedDrift: AcceptedDrift = .none, filePath: String = #filePath
   ) throws -> [ServerSentEvent<T>] {
-    try checked(fixture, acceptedDrift) {
-      try check(
-        fixture: fixture, decoder: decoder, acceptedDrift: acceptedDrift, filePath: filePath,
-        rawSteps: 0
-      ) { try RecordedStream.events(T.self, from: $1, endMarker: endMarker, decoder: $0) }
+    try checkStream(fixture, decoder, acceptedDrift, filePath) {
+      try RecordedStream.events(T.self, from: $1, endMarker: endMarker, decoder: $0)
     }
   }
 
@@ -74,24 +68,19 @@ extension FixtureContract {
     decoder: LenientDecoder = LenientDecoder(policy: .strict),
     acceptedDrift: AcceptedDrift = .none, filePath: String = #filePath
   ) throws -> [T] {
-    try checked(fixture, acceptedDrift) {
-      try check(
-        fixture: fixture, decoder: decoder, acceptedDrift: acceptedDrift, filePath: filePath,
-        rawSteps: 0
-      ) {
-        try RecordedStream.elements(T.self, from: $1, at: path, format: envelope, decoder: $0)
-      }
+    try checkStream(fixture, decoder, acceptedDrift, filePath) {
+      try RecordedStream.elements(T.self, from: $1, at: path, format: envelope, decoder: $0)
     }
   }
 
-  /// The value of a passing check, its notes written to standard error.
-  private static func checked<R>(
-    _ fixture: String, _ acceptedDrift: AcceptedDrift, _ check: () throws -> DriftOutcome<R>
+  /// The one check of a recorded stream: `check` with `run` as the body's decoding.
+  private static func checkStream<R>(
+    _ fixture: String, _ decoder: LenientDecoder, _ acceptedDrift: AcceptedDrift,
+    _ filePath: String, run: (LenientDecoder, Data) throws -> Decoded<R>
   ) throws -> R {
-    let outcome = try check()
-    for note in outcome.notes {
-      FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \(note)\n".utf8))
-    }
-    return outcome.value
+    try check(
+      fixture: fixture, decoder: decoder, acceptedDrift: acceptedDrift, filePath: filePath,
+      rawSteps: 0, run: run
+    ).valueNoting(fixture)
   }
 }

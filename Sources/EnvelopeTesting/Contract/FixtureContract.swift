@@ -38,10 +38,7 @@ public enum FixtureContract {
     let outcome = try check(
       type, fixture: fixture, envelope: envelope, at: path, decoder: decoder,
       acceptedDrift: acceptedDrift, filePath: filePath)
-    for note in outcome.notes {
-      FileHandle.standardError.write(Data("EnvelopeKit: \(fixture): \(note)\n".utf8))
-    }
-    return outcome.value
+    return outcome.valueNoting(fixture)
   }
 
   /// The check behind `decode` and the test helpers: the value, with what a passing check
