@@ -349,7 +349,17 @@ final class DecoderImpl: Decoder {
     return traits
   }
 
-  private func defaultCase<C: CaseDefaultable>(of type: C.Type) -> Any { C.defaultCase }
+  /// The default case of `type` for the value at the decoder's position: `defaultCase(for:)`
+  /// when a raw value can be read there (its report entries are rolled back by the caller),
+  /// else `defaultCase`.
+  private func defaultCase<C: CaseDefaultable>(of type: C.Type) -> Any {
+    if let rawType = C.RawValue.self as? any Decodable.Type,
+      let raw = (try? rawType.init(from: self)) as? C.RawValue
+    {
+      return C.defaultCase(for: raw)
+    }
+    return C.defaultCase
+  }
 
   // MARK: - The root
 
