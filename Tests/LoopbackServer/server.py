@@ -322,6 +322,16 @@ class Handler(BaseHTTPRequestHandler):
             user = dict(parse_qsl(url.query)).get("user", "")
             self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}},
                       headers=[("Set-Cookie", "session=planted-cookie-" + user + "; Path=/")])
+        elif route == "/cookie/whoami":
+            # The user the session cookie of /cookie/set names ("nobody" without one); the
+            # cookie's value itself is never in the body.
+            cookie = self.headers.get("Cookie", "")
+            user = "nobody"
+            for part in cookie.split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == "session" and value.startswith("planted-cookie-"):
+                    user = value[len("planted-cookie-"):]
+            self.send(200, {"code": 0, "msg": "ok", "data": {"user": user, "count": hit("whoami" + user)}})
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":
