@@ -18,9 +18,9 @@ import Foundation
 // has none: there is one attempt, with or without plugins. The envelope's status is read and the
 // value decoded in one pass of the decoder, as soon as the status is accepted: plugins see the
 // status on the response (`Response.envelopeStatus`), a business failure and a malformed body
-// (`Malformed`) are failures they see, and the value waits for them. Nothing of the body's scan outlives that pass, so nothing is
-// copied for the plugins' awaits; a body a plugin's `process` puts in place of the one read is
-// decoded again, by the same rules.
+// (`Malformed`) are failures they see, and the value waits for them. Nothing of the body's scan
+// outlives that pass, so nothing is copied for the plugins' awaits; a body a plugin's `process`
+// puts in place of the one read is decoded again, by the same rules.
 
 /// What a call decodes from a response: the envelope's status (checked before anything else)
 /// and the value, in one pass.
