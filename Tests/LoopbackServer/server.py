@@ -73,11 +73,26 @@ class Handler(BaseHTTPRequestHandler):
                 time.sleep(max(0, end - time.time()))  # another request waits: not a hang-up
                 return True
 
+    def read_chunked(self):
+        """A request body sent with Transfer-Encoding: chunked (an httpBodyStream), read whole so
+        that the connection stays in step for the next request."""
+        body = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return body
+            body += self.rfile.read(size)
+            self.rfile.readline()  # the CRLF after the chunk
+
     def handle_any(self):
         url = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         streamed = url.path == "/upload"  # read in chunks by its route, never whole
         body = self.rfile.read(length) if length and not streamed else b""
+        if not streamed and self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = self.read_chunked()
         route = url.path
         if route == "/envelope/ok":
             self.send(200, {"code": 0, "msg": "ok", "data": USER})
@@ -307,6 +322,16 @@ class Handler(BaseHTTPRequestHandler):
             user = dict(parse_qsl(url.query)).get("user", "")
             self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}},
                       headers=[("Set-Cookie", "session=planted-cookie-" + user + "; Path=/")])
+        elif route == "/cookie/whoami":
+            # The user the session cookie of /cookie/set names ("nobody" without one); the
+            # cookie's value itself is never in the body.
+            cookie = self.headers.get("Cookie", "")
+            user = "nobody"
+            for part in cookie.split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == "session" and value.startswith("planted-cookie-"):
+                    user = value[len("planted-cookie-"):]
+            self.send(200, {"code": 0, "msg": "ok", "data": {"user": user, "count": hit("whoami" + user)}})
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

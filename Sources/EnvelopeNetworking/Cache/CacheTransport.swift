@@ -25,6 +25,9 @@ struct CacheTransport: LineTransport {
   let scope: (@Sendable () async -> String?)?
   let baseURL: URL?
   let redaction: Redaction
+  /// The session of the provider's `URLSessionTransport`: what its cookie jar and configuration
+  /// add to a request is part of whose an entry is. Nil for any other transport.
+  var session: URLSession? = nil
   /// Transfers are never cached.
   var transfers: any HTTPTransport { next }
 
@@ -106,7 +109,7 @@ struct CacheTransport: LineTransport {
     }
     return CachePartition.key(
       for: request, identity: target.cacheKey, endpoint: (baseURL ?? target.baseURL, target.path),
-      scope: await scope?(), redaction: redaction)
+      scope: await scope?(), redaction: redaction, session: session)
   }
 
   // MARK: - Freshness and revalidation

@@ -12,18 +12,21 @@ import Foundation
 ///    the cache or the network answers).
 /// 3. The provider validates the HTTP status, then reads the envelope's status
 ///    (`Response.envelopeStatus`) and decodes the value in one pass: a non-success code is a
-///    `.business` failure from here on; the value (or why it did not decode) waits.
+///    `.business` failure from here on, and a body whose envelope cannot be read at all (not
+///    JSON, cut short) a `.decoding` failure; the value (or why it did not decode) waits.
 /// 4. `didReceive` sees the result (response or error).
 /// 5. `process` may change the result, e.g. turn a success into a failure.
 /// 6. The value decoded in step 3 is the call's when `process` handed on the same body; a body
-///    it put in place of another is decoded now. A decoding error is thrown here.
+///    it put in place of another is decoded now. A value's decoding error is thrown here.
 /// 7. On failure, `retry` is asked with the attempt count; the first plugin that returns a delay
 ///    wins, every plugin hears `willRetry`, and the whole sequence runs again.
 /// 8. On success, `didDecode` sees the lenient report when it is not empty.
 ///
 /// Every failure reaches `retry` as a `ProviderError`: transport, status, business, envelope,
-/// decoding, a plugin's own error (`.underlying`); all but a decoding error (which happens after
-/// `process`) also reach `didReceive` and `process`.
+/// decoding, a plugin's own error (`.underlying`); all but a value's decoding error (which
+/// happens after `process`) also reach `didReceive` and `process`. A malformed body is not a
+/// value's error: the plugins see it as `.failure(.decoding(_, response:))` and may answer for
+/// it, as for a status the target does not accept.
 /// `ProviderCall.current` tells which call and attempt a hook runs for.
 public protocol Plugin: Sendable {
   /// Changes the request before it is sent.

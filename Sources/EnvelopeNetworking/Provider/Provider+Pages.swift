@@ -251,6 +251,7 @@ struct PagePlan<Inner: CallPlan>: CallPlan {
   var inner: Inner
   var link: PageLink?
   var cacheUse: CacheUse { inner.cacheUse }
+  var format: EnvelopeFormat? { inner.format }
 
   func decode(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,

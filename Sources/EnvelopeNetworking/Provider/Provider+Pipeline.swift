@@ -17,10 +17,10 @@ import Foundation
 // answered. The plugin stages are a chain the attempt passes through, empty when the provider
 // has none: there is one attempt, with or without plugins. The envelope's status is read and the
 // value decoded in one pass of the decoder, as soon as the status is accepted: plugins see the
-// status on the response (`Response.envelopeStatus`), a business failure is a failure they see,
-// and the value waits for them. Nothing of the body's scan outlives that pass, so nothing is
-// copied for the plugins' awaits; a body a plugin's `process` puts in place of the one read is
-// decoded again, by the same rules.
+// status on the response (`Response.envelopeStatus`), a business failure and a malformed body
+// (`Malformed`) are failures they see, and the value waits for them. Nothing of the body's scan
+// outlives that pass, so nothing is copied for the plugins' awaits; a body a plugin's `process`
+// puts in place of the one read is decoded again, by the same rules.
 
 /// What a call decodes from a response: the envelope's status (checked before anything else)
 /// and the value, in one pass.
@@ -32,6 +32,9 @@ protocol CallPlan<Value> {
   associatedtype Value
   /// How the call uses the cache.
   var cacheUse: CacheUse { get }
+  /// The envelope format the body is read under: nil for the decoder's own, `.plain` for a call
+  /// that reads the body as it is.
+  var format: EnvelopeFormat? { get }
   /// Reads the envelope and decodes the value in one pass: `status` is set as soon as the code
   /// is read; throws for a non-success code (before the value is touched), for a body the call
   /// cannot decode, and for an empty body that stands for no value; `report` is set to what the
@@ -77,6 +80,7 @@ struct EnvelopePlan<T: Decodable>: CallPlan {
 struct ValuePlan<T: Decodable>: CallPlan {
   var path: JSONPath
   var cacheUse: CacheUse { .byPolicy }
+  var format: EnvelopeFormat? { .plain }
 
   func decode(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
@@ -92,6 +96,7 @@ struct ValuePlan<T: Decodable>: CallPlan {
 /// A call for the response itself: nothing read, nothing decoded.
 struct ResponsePlan: CallPlan {
   var cacheUse: CacheUse { .byPolicy }
+  var format: EnvelopeFormat? { .plain }
 
   func decode(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
@@ -108,6 +113,18 @@ extension Provider {
       other.withUnsafeBytes { theirs in mine.baseAddress == theirs.baseAddress }
     }
     return shared || other == body
+  }
+}
+
+/// The rule for a body that failed to decode: it is malformed, a failure of the response that
+/// the plugins see (`didReceive` and `process`, as for a status the target does not accept),
+/// when its envelope's status cannot be read from it under the call's format (not JSON, cut
+/// short, nested too deep; under `.plain`, not JSON). A body whose status was read and whose
+/// value does not decode is the call's decoding error, after the plugins. Asked only on that
+/// rare path: the status is read again.
+enum Malformed {
+  static func body(_ data: Data, under format: EnvelopeFormat?, decoder: LenientDecoder) -> Bool {
+    (try? decoder.envelopeStatus(from: data, format: format)) == nil
   }
 }
 
@@ -129,6 +146,7 @@ enum EmptyBody {
 struct WithResponse<Inner: CallPlan>: CallPlan {
   var inner: Inner
   var cacheUse: CacheUse { inner.cacheUse }
+  var format: EnvelopeFormat? { inner.format }
 
   func decode(
     _ response: Response, _ target: some TargetType, with decoder: LenientDecoder,
@@ -198,9 +216,10 @@ extension Provider {
   /// store. Throws a `ProviderError`, or `CancellationError`.
   ///
   /// The value is decoded before the plugins see the response, and handed over after them when
-  /// they hand on the same body; a body that does not decode fails after them (a decoding error
-  /// never reaches `didReceive` or `process`). A body a plugin put in place of the one read is
-  /// decoded again.
+  /// they hand on the same body; a value that does not decode fails after them. A body whose
+  /// envelope cannot be read at all (not JSON: `Malformed`) is a failed response, which the
+  /// plugins see as they see a status the target does not accept. A body a plugin put in place
+  /// of the one read is decoded again.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
     _ target: Target, _ plan: Plan, _ exchange: Exchange
   ) async throws -> Plan.Value {
@@ -215,6 +234,7 @@ extension Provider {
       do {
         early = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       } catch let error as DecodingError {
+        if Malformed.body(response.data, under: plan.format, decoder: decoder) { throw error }
         earlyError = error
       }
     } send: {

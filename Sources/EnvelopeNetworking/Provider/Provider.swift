@@ -135,7 +135,8 @@ public final class Provider<Target: TargetType>: Sendable {
     cacheLayer = cache.map {
       CacheTransport(
         next: line, cache: $0, scope: cacheScope, baseURL: baseURL,
-        redaction: Redaction(headers: sensitiveHeaders))
+        redaction: Redaction(headers: sensitiveHeaders),
+        session: (transport as? URLSessionTransport)?.session)
     }
     if let cacheLayer { line = cacheLayer }
     var stubs = stubbing != nil

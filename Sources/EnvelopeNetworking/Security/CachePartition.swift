@@ -8,9 +8,12 @@ import Foundation
 /// which requests in flight may share one network exchange (`flightKey`).
 ///
 /// - An entry's key covers the method, what `TargetType.cacheKey` names (by default the URL with
-///   its query sorted and a hash of the body), and its owner: the provider's `cacheScope` when one is set (a user id, so a token refresh keeps
-///   the user's entries), else the values of every credential-bearing header (`Authorization`,
-///   `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the ones you name). Two users therefore
+///   its query sorted and a hash of the body), and its owner: the provider's `cacheScope` when
+///   one is set (a user id, so a token refresh keeps the user's entries), else the values of
+///   every credential-bearing header (`Authorization`, `Proxy-Authorization`, `Cookie`,
+///   `X-Api-Key` and the ones you name), those the request carries and those its
+///   `URLSessionTransport`'s session adds when it sends it (the cookies of its jar for the URL,
+///   the credential headers of its configuration: `sessionCredentials`). Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
 ///   credential reaches a file name.
 /// - A stored response keeps no `Set-Cookie` (replaying one would hand out a stale session),
@@ -24,10 +27,12 @@ package enum CachePartition {
   ///   - endpoint: the base URL and path, for `.base` and `.custom` identities.
   ///   - scope: the provider's cache scope, if any.
   ///   - redaction: which headers carry credentials.
+  ///   - session: the session that sends the request, when the provider knows it (its
+  ///     transport is a `URLSessionTransport`).
   /// - Returns: the key.
   package static func key(
     for request: URLRequest, identity: CacheKey = .default, endpoint: (URL, String)? = nil,
-    scope: String?, redaction: Redaction = .default
+    scope: String?, redaction: Redaction = .default, session: URLSession? = nil
   ) -> String {
     var parts = [request.httpMethod ?? "GET"]
     let base =
@@ -49,10 +54,45 @@ package enum CachePartition {
         .map { ($0.key.lowercased(), $0.value) }
         .sorted { $0 < $1 }
       for (name, value) in credentials { parts.append(name + ": " + value) }
+      for (name, value) in sessionCredentials(for: request, in: session, redaction: redaction) {
+        parts.append("session " + name + ": " + value)
+      }
     }
     // Lengths first, so that no value can imitate a separator.
     let framed = parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
     return SHA256.hex(Data(framed.utf8))
+  }
+
+  /// What `session` adds to `request` when it sends it that the request does not carry: the
+  /// `Cookie` its jar holds for the URL (when the session and the request let it add cookies;
+  /// an app's session that signs users in keeps their session cookie there), and the
+  /// credential headers of its configuration (`httpAdditionalHeaders`). Names lower-case,
+  /// sorted; nothing without a session.
+  ///
+  /// - Parameters:
+  ///   - request: the prepared request.
+  ///   - session: the session that sends it.
+  ///   - redaction: which headers carry credentials.
+  /// - Returns: the headers the session adds, as name and value.
+  package static func sessionCredentials(
+    for request: URLRequest, in session: URLSession?, redaction: Redaction = .default
+  ) -> [(String, String)] {
+    guard let session else { return [] }
+    let configuration = session.configuration
+    var added: [(String, String)] = []
+    if request.httpShouldHandleCookies, configuration.httpShouldSetCookies,
+      let url = request.url, let cookies = configuration.httpCookieStorage?.cookies(for: url),
+      !cookies.isEmpty
+    {
+      let ordered = cookies.sorted { ($0.name, $0.path, $0.value) < ($1.name, $1.path, $1.value) }
+      let value = ordered.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+      added.append(("cookie", value))
+    }
+    for (key, value) in configuration.httpAdditionalHeaders ?? [:] {
+      let name = ((key.base as? String) ?? String(describing: key.base)).lowercased()
+      if redaction.isSecret(header: name) { added.append((name, "\(value)")) }
+    }
+    return added.sorted { $0 < $1 }
   }
 
   // MARK: - Exchanges in flight

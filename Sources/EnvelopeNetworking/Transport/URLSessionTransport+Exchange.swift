@@ -22,10 +22,10 @@ extension URLSessionTransport {
     _ request: URLRequest, uploading file: URL? = nil, to destination: URL? = nil,
     progress: TaskExchange.Progress = .none
   ) async throws -> (Data, HTTPURLResponse) {
+    var request = try Self.replayable(request)
     var hasBody = file != nil || request.httpBody != nil
     var file = file
     let progress = Self.monotonic(progress)
-    var request = request
     let first = request.url
     let recorder = TransferMetrics.recorder
     var measure = TransferMeasure()
@@ -57,8 +57,8 @@ extension URLSessionTransport {
   /// - Returns: the head and the body.
   /// - Throws: `URLError` (`.timedOut`, `.httpTooManyRedirects`), `CancellationError`.
   func streamedExchange(_ request: URLRequest) async throws -> StreamedResponse {
+    var request = try Self.replayable(request)
     var hasBody = request.httpBody != nil
-    var request = request
     let first = request.url
     let timeout = Self.waitLimit(request.timeoutInterval)
     for _ in 0...RedirectGuard.maximumRedirects {
@@ -92,6 +92,32 @@ extension URLSessionTransport {
     hop.httpBody = hasBody ? request.httpBody : nil
     return redirectGuard.resend(
       hop, after: response, hasBody: hasBody, origins: [first, request.url])
+  }
+
+  /// `request` with a body given as `httpBodyStream` read into `httpBody`, the same for `send`,
+  /// `stream` and transfers: a stream is read once, so the hop after a 307 or 308 would go out
+  /// with an empty body (FoundationNetworking's own redirect sends none). The body is then in
+  /// memory, as any `httpBody` is; a large one belongs in `upload(_:fromFile:progress:)`.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the request with its body in `httpBody`; any other request as it is.
+  /// - Throws: `URLError(.requestBodyStreamExhausted)` when the stream fails to read.
+  static func replayable(_ request: URLRequest) throws -> URLRequest {
+    guard request.httpBody == nil, let stream = request.httpBodyStream else { return request }
+    if stream.streamStatus == .notOpen { stream.open() }
+    defer { stream.close() }
+    var body = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      let count = stream.read(&buffer, maxLength: buffer.count)
+      if count < 0 { throw URLError(.requestBodyStreamExhausted) }
+      if count == 0 { break }
+      body.append(contentsOf: buffer[..<count])
+    }
+    var replayable = request
+    replayable.httpBodyStream = nil
+    replayable.httpBody = body
+    return replayable
   }
 
   /// A request's `timeoutInterval` as the longest wait for a head or a chunk; nil for none.
