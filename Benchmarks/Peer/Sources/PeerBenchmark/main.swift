@@ -340,6 +340,28 @@ if sections.contains("reader") {
   try readerRow("canada.json", iterations: 4)
 }
 
+// `--profile SECTION LABEL_PREFIX CONTENDER [SECONDS]`: one contender of one row in a loop (10 s by
+// default), for `perf record -g`; e.g. `--profile decode canada 1` (EK lenient on canada).
+if let flag = arguments.firstIndex(of: "--profile") {
+  let rest = Array(arguments.dropFirst(flag + 1))
+  guard rest.count >= 3, let contender = Int(rest[2]),
+    let row = rows.first(where: { $0.section == rest[0] && $0.label.hasPrefix(rest[1]) }),
+    row.contenders.indices.contains(contender)
+  else {
+    print("--profile SECTION LABEL_PREFIX CONTENDER [SECONDS]: no such row or contender")
+    exit(2)
+  }
+  let seconds = rest.dropFirst(3).first.flatMap { Double($0) } ?? 10
+  let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+  var calls = 0
+  while DispatchTime.now().uptimeNanoseconds < end {
+    for _ in 0..<row.iterations { try row.contenders[contender].body() }
+    calls += row.iterations
+  }
+  print("profiled \(row.label), \(row.contenders[contender].name): \(calls) calls")
+  exit(0)
+}
+
 // MARK: - Runs
 
 /// times[row][run][contender], seconds per call.
