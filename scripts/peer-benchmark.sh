@@ -86,10 +86,11 @@ rm -f "$scratch/Package.swift.new"
 swift package --package-path "$scratch" config set-mirror \
   --original "$yyjson_url" --mirror "$scratch/deps/yyjson"
 
-# The sources: links to this checkout's files, and the generated list of API rows.
+# The sources: links to this checkout's files, and the generated list of API rows (rewritten only
+# when changed, as the manifest).
 sources=$scratch/Sources/PeerBenchmark
-rm -rf "$sources"
 mkdir -p "$sources"
+find "$sources" -mindepth 1 ! -name APIRows.swift -delete
 benchmarks=$root/Sources/EnvelopeBenchmarks
 for file in "$root"/Benchmarks/Peer/Sources/PeerBenchmark/*.swift \
   "$benchmarks"/{Timing,TwitterModels,CitmModels,CanadaModels,SmallEnvelopeModels}.swift \
@@ -110,7 +111,10 @@ done
     fi
   done
   echo "}"
-} >"$sources/APIRows.swift"
+} >"$scratch/APIRows.swift.new"
+cmp -s "$scratch/APIRows.swift.new" "$sources/APIRows.swift" ||
+  mv "$scratch/APIRows.swift.new" "$sources/APIRows.swift"
+rm -f "$scratch/APIRows.swift.new"
 
 build=(swift build -c release --package-path "$scratch")
 if [[ -n ${PEER_BUILD_LOCK:-} ]]; then build=(flock "$PEER_BUILD_LOCK" "${build[@]}"); fi
