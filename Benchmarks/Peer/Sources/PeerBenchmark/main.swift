@@ -11,6 +11,7 @@ import yyjson
 // that also compiles the model files of Sources/EnvelopeBenchmarks and a generated list of the
 // API model sets (APIRows.swift). Usage: PeerBenchmark --payloads DIR [--runs N] [--quick]
 // [--only decode,small,api,encode,reader] [--table FILE] [--label TEXT]
+// [--profile SECTION LABEL_PREFIX CONTENDER [SECONDS]].
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
