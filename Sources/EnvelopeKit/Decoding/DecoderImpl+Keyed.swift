@@ -18,7 +18,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private let snakeCase: Bool
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
-  let mappings: [String: KeyMapping]?
+  let mappings: ModelKeyMappings?
   /// The keys that may not be missing or null (`missingKeys = .error`, `require`); nil for
   /// almost every container.
   private let requirement: KeyRequirement?
@@ -34,7 +34,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   /// The container for `object`, made at `position`.
   init(
     decoder: DecoderImpl, at position: DecodingPosition, object: ObjectValue,
-    fallbacks: [String: Any]?, mappings: [String: KeyMapping]? = nil
+    fallbacks: [String: Any]?, mappings: ModelKeyMappings? = nil
   ) {
     self.decoder = decoder
     self.mappings = mappings
@@ -307,7 +307,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   @inline(__always)
   private func mapping(_ key: Key) -> KeyMapping? {
     guard let mappings else { return nil }
-    return mappings[key.stringValue]
+    return mappings.mapping(for: key.stringValue)
   }
 
   /// Where a mapped key is read: the first of its paths that is present and not null, else the

@@ -109,7 +109,7 @@ extension KeyedContainer {
     // mapping reads elsewhere.
     var mappedReads = Set<String>()
     var movedKeys = Set<String>()
-    for (name, mapping) in mappings ?? [:] where !mapping.paths.isEmpty {
+    for (name, mapping) in mappings?.byName ?? [:] where !mapping.paths.isEmpty {
       movedKeys.insert(name)
       for path in mapping.paths {
         if case .key(let first)? = path.components.first { mappedReads.insert(first) }
