@@ -168,7 +168,9 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
     // container; the conversion is worked out once per dictionary.
     let convert =
       Key.self == String.self
-      ? nil : decoder.options.settings.keyDecodingStrategy.conversion(at: frame.path)
+      ? nil
+      : decoder.options.settings.keyDecodingStrategy.conversion(
+        at: frame.path, cache: decoder.options.customKeys)
     var result: [Key: Value] = [:]
     result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {

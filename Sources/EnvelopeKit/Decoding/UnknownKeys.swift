@@ -104,7 +104,8 @@ extension KeyedContainer {
   /// The members of this object that no key of `Key` but `own` reads, by their JSON key.
   func unknownMembers(besides own: Key) throws -> [String: JSON] {
     guard let object else { return [:] }
-    let convert = decoder.options.settings.keyDecodingStrategy.conversion(at: path)
+    let convert = decoder.options.settings.keyDecodingStrategy.conversion(
+      at: path, cache: decoder.options.customKeys)
     // JSON keys a mapping reads (the first step of each of its paths), and model keys whose
     // mapping reads elsewhere.
     var mappedReads = Set<String>()
