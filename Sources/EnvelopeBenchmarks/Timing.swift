@@ -11,12 +11,15 @@ struct Comparison {
     contenders.append((name, body))
   }
 
-  /// Seconds per iteration, median over rounds, in the order added.
-  func run(rounds: Int) throws -> [Double] {
+  /// Seconds per iteration, median over rounds, in the order added. `alternating`: every
+  /// other round runs the contenders in reverse order, so that none always runs right after
+  /// the same other one (for contenders whose difference is a few percent).
+  func run(rounds: Int, alternating: Bool = false) throws -> [Double] {
     var samples = Array(repeating: [Double](), count: contenders.count)
     for contender in contenders { try contender.body() }  // warm up
-    for _ in 0..<rounds {
-      for (position, contender) in contenders.enumerated() {
+    for round in 0..<rounds {
+      let order = Array(contenders.enumerated())
+      for (position, contender) in alternating && round % 2 == 1 ? order.reversed() : order {
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<iterations { try contender.body() }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -200,8 +200,10 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-api"),
 }
 
 // `--api` runs only the real API responses with generated models; `--encode` only the encoder
-// rows.
-for (flag, rows) in [("--api", apiBenchmarks), ("--encode", encodeBenchmarks)]
+// rows; `--keypath` only the key path rows.
+for (flag, rows) in [
+  ("--api", apiBenchmarks), ("--encode", encodeBenchmarks), ("--keypath", keyPathBenchmarks),
+]
 where CommandLine.arguments.contains(flag) {
   try rows()
   print("\n== Summary")

@@ -18,7 +18,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private let snakeCase: Bool
   /// The model's key mappings and transforms (`LenientDecoder.map`, `.transform`); nil for
   /// almost every model, which then pays one nil check per key.
-  let mappings: [String: KeyMapping]?
+  let mappings: ModelKeyMappings?
   /// The keys that may not be missing or null (`missingKeys = .error`, `require`); nil for
   /// almost every container.
   private let requirement: KeyRequirement?
@@ -34,7 +34,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   /// The container for `object`, made at `position`.
   init(
     decoder: DecoderImpl, at position: DecodingPosition, object: ObjectValue,
-    fallbacks: [String: Any]?, mappings: [String: KeyMapping]? = nil
+    fallbacks: [String: Any]?, mappings: ModelKeyMappings? = nil
   ) {
     self.decoder = decoder
     self.mappings = mappings
@@ -43,7 +43,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     cursor = KeyCursor(object: object.index ?? 0)
     let strategy = decoder.options.settings.keyDecodingStrategy
     snakeCase = strategy.isSnakeCase
-    table = Self.makeTable(strategy, object.document, object.index, position.codingPath)
+    table = Self.makeTable(
+      strategy, decoder.options.customKeys, object.document, object.index, position.codingPath)
     super.init(
       parent: position.parent, key: position.key, document: object.document,
       fallbacks: fallbacks)
@@ -53,13 +54,13 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   /// occurrence of a key wins, as in Foundation. Small objects under `.convertFromSnakeCase`
   /// need none: their keys are compared as converted, in place.
   private static func makeTable(
-    _ strategy: LenientDecoder.KeyDecodingStrategy, _ document: JSONDocument, _ object: Int?,
-    _ path: @autoclosure () -> [any CodingKey]
+    _ strategy: LenientDecoder.KeyDecodingStrategy, _ customKeys: CustomKeyCache,
+    _ document: JSONDocument, _ object: Int?, _ path: @autoclosure () -> [any CodingKey]
   ) -> [String: Int]? {
     guard let object else { return nil }
     let large = document.count(object) > tableThreshold
     if !large, strategy.isSnakeCase { return nil }
-    let convert = strategy.conversion(at: path())
+    let convert = strategy.conversion(at: path(), cache: customKeys)
     if convert == nil, !large { return nil }
     var table: [String: Int] = [:]
     table.reserveCapacity(document.count(object))
@@ -307,7 +308,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   @inline(__always)
   private func mapping(_ key: Key) -> KeyMapping? {
     guard let mappings else { return nil }
-    return mappings[key.stringValue]
+    return mappings.mapping(for: key.stringValue)
   }
 
   /// Where a mapped key is read: the first of its paths that is present and not null, else the
@@ -406,8 +407,11 @@ extension LenientDecoder.KeyDecodingStrategy {
   }
 
   /// How a JSON key in the object at `path` becomes the key a model asks for; nil when keys are
-  /// used as they are.
-  func conversion(at path: @autoclosure () -> [any CodingKey]) -> ((String) -> String)? {
+  /// used as they are. A `.custom` closure's results go through `cache` when there is one (the
+  /// decoder's: see `CustomKeyCache`).
+  func conversion(
+    at path: @autoclosure () -> [any CodingKey], cache: CustomKeyCache? = nil
+  ) -> ((String) -> String)? {
     switch self {
     case .useDefaultKeys:
       return nil
@@ -415,6 +419,7 @@ extension LenientDecoder.KeyDecodingStrategy {
       return EnvelopeKit.convertFromSnakeCase
     case .custom(let custom):
       let base = path()
+      if let cache { return cache.conversion(custom, at: base) }
       return { custom(base + [AnyCodingKey(stringValue: $0)]).stringValue }
     }
   }

@@ -168,7 +168,9 @@ extension Dictionary: DecodableDictionary where Key: Decodable, Value: Decodable
     // container; the conversion is worked out once per dictionary.
     let convert =
       Key.self == String.self
-      ? nil : decoder.options.settings.keyDecodingStrategy.conversion(at: frame.path)
+      ? nil
+      : decoder.options.settings.keyDecodingStrategy.conversion(
+        at: frame.path, cache: decoder.options.customKeys)
     var result: [Key: Value] = [:]
     result.reserveCapacity(document.count(index))
     for member in document.members(of: index) {
@@ -301,14 +303,24 @@ extension DecoderImpl {
   }
 
   /// Runs a strict `read`; when it fails and the position may fall back, gives the declared
-  /// initial value or `empty` (reported `defaulted`).
+  /// initial value or `empty` (reported `defaulted`). `empty` is made only then: the empty
+  /// URL is a URL parse, which every URL value paid before (a sixth of a GitHub events decode).
   private func fallingBack<R>(
-    _ empty: R?, at position: DecodingPosition, _ read: (DecodingPosition) throws -> R
+    _ empty: @autoclosure () -> R?, at position: DecodingPosition,
+    _ read: (DecodingPosition) throws -> R
   ) throws -> R {
     let strict = position.reading(position.type, allowsFallback: false)
-    guard leniency.fallsBack(at: position), let empty else { return try read(strict) }
-    if let value = try recovering({ try read(strict) }) { return value }
-    return fallback(empty, at: position)
+    guard leniency.fallsBack(at: position) else { return try read(strict) }
+    // `recovering` spelled out, with `empty` asked only once the read has failed.
+    let mark = recorder.mark
+    do {
+      return try read(strict)
+    } catch {
+      if DecodeStop.stops(error) { throw error }
+      guard let empty = empty() else { throw error }
+      recorder.rollback(to: mark)
+      return fallback(empty, at: position)
+    }
   }
 
   private func unboxDate(at position: DecodingPosition) throws -> Date {

@@ -252,12 +252,15 @@ final class DecoderImpl: Decoder {
   func emptyValue<T>(of type: T.Type) -> T? {
     // Metatype comparisons before the conformance lookups: the special types ask on every value.
     if T.self == Date.self { return Date(timeIntervalSince1970: 0) as? T }
-    if T.self == URL.self { return URL(string: "about:blank") as? T }
+    if T.self == URL.self { return Self.blankURL as? T }
     if T.self == Decimal.self { return Decimal(0) as? T }
     if T.self == Data.self { return Data() as? T }
     if let scalar = T.self as? any JSONScalar.Type { return scalar.emptyValue as? T }
     return emptyContainer(T.self)
   }
+
+  /// The empty URL, parsed once.
+  private static let blankURL = URL(string: "about:blank")
 
   /// A fallback: the declared initial value if there is one, else `empty`; reported `defaulted`.
   func fallback<T>(_ empty: T, at position: DecodingPosition) -> T {

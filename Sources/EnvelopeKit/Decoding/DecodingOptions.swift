@@ -38,12 +38,17 @@ final class DecodingOptions: Sendable {
   /// The traits of the types `settings.keyMappings` maps, made once for these settings and
   /// shared with the options of calls that only name another envelope format.
   let mappedTraits: TraitTable
+  /// The keys a `.custom` key strategy gave, kept for the settings' life (and shared with the
+  /// options of calls that only name another envelope format).
+  let customKeys: CustomKeyCache
 
   init(
-    _ settings: DecoderSettings, envelope: EnvelopeFormat? = nil, mappedTraits: TraitTable? = nil
+    _ settings: DecoderSettings, envelope: EnvelopeFormat? = nil, mappedTraits: TraitTable? = nil,
+    customKeys: CustomKeyCache? = nil
   ) {
     self.settings = settings
     self.mappedTraits = mappedTraits ?? TraitTable()
+    self.customKeys = customKeys ?? CustomKeyCache()
     self.envelope = envelope ?? settings.envelope
     hasKeyMappings = !settings.keyMappings.isEmpty
     requiresKeys = settings.missingKeys == .error || !settings.requiredKeys.isEmpty

@@ -64,6 +64,34 @@ struct KeyMappings: Sendable {
   }
 }
 
+/// One model's key mappings, as its keyed containers look them up: once for every key of every
+/// container of the model. A few mappings are found by comparing names (two literal keys
+/// compare by their bits) rather than by hashing each key the model asks for, which was a
+/// twentieth of a GitHub events decode (four models there have date transforms).
+struct ModelKeyMappings: Sendable {
+  /// The mappings by model key.
+  let byName: [String: KeyMapping]
+  /// The same, in a list, for models with few mappings; empty when there are many.
+  private let entries: [(name: String, mapping: KeyMapping)]
+
+  /// Mappings up to this many are compared by name, more are hashed.
+  private static var listLimit: Int { 8 }
+
+  init(_ byName: [String: KeyMapping]) {
+    self.byName = byName
+    entries =
+      byName.count <= Self.listLimit ? byName.map { (name: $0.key, mapping: $0.value) } : []
+  }
+
+  /// The mapping of the model key `name`, if any.
+  @inline(__always)
+  func mapping(for name: String) -> KeyMapping? {
+    guard byName.count <= Self.listLimit else { return byName[name] }
+    for entry in entries where entry.name == name { return entry.mapping }
+    return nil
+  }
+}
+
 /// Where one key is read from and how its value is made.
 struct KeyMapping: Sendable {
   /// Paths relative to the model's object, tried in order; empty for the key itself.

@@ -22,6 +22,12 @@ public struct LenientDecoder: Sendable {
     /// `first_name` matches `firstName`.
     case convertFromSnakeCase
     /// Maps the coding path ending in the JSON key to the key to use.
+    ///
+    /// The decoder asks once per JSON key and coding path shape (the path's object keys, array
+    /// indices left out), and keeps the answer for its life (up to 4,096 answers): the closure
+    /// must give the same key for the same path. An answer that read an array index of the
+    /// path (its `intValue`, `stringValue` or description) is not kept, so the closure is asked
+    /// again for each element, as Foundation asks it for every key of every object.
     case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
   }
 

@@ -37,7 +37,7 @@ final class TypeTraits: @unchecked Sendable {
   let initialValues: [String: Any]?
   let caseDefaultable: (any CaseDefaultable.Type)?
   /// The key mappings and transforms set on the decoder for this type; nil for most types.
-  let keyMappings: [String: KeyMapping]?
+  let keyMappings: ModelKeyMappings?
   /// Whether the type wants `didFinishDecoding()` after each decode.
   let finishesDecoding: Bool
 
@@ -45,7 +45,7 @@ final class TypeTraits: @unchecked Sendable {
   /// each decode must get afresh. Every other type's traits are shared (`shared(_:)`).
   var belongsToOneDecode: Bool { keyMappings != nil || initialValues != nil }
 
-  init(_ type: Any.Type, keyMappings: [String: KeyMapping]? = nil) {
+  init(_ type: Any.Type, keyMappings: ModelKeyMappings? = nil) {
     id = ObjectIdentifier(type)
     self.keyMappings = keyMappings
     if let optional = type as? any DecodableOptional.Type {
@@ -124,7 +124,7 @@ final class TraitTable: @unchecked Sendable {
   func mapped(_ type: Any.Type, _ mappings: [String: KeyMapping]) -> TypeTraits {
     let id = ObjectIdentifier(type)
     if let cached = withLock({ $0[id] }) { return cached }
-    let traits = TypeTraits(type, keyMappings: mappings)
+    let traits = TypeTraits(type, keyMappings: ModelKeyMappings(mappings))
     if traits.initialValues == nil { withLock { $0[id] = traits } }
     return traits
   }

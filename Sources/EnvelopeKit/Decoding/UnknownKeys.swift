@@ -104,12 +104,13 @@ extension KeyedContainer {
   /// The members of this object that no key of `Key` but `own` reads, by their JSON key.
   func unknownMembers(besides own: Key) throws -> [String: JSON] {
     guard let object else { return [:] }
-    let convert = decoder.options.settings.keyDecodingStrategy.conversion(at: path)
+    let convert = decoder.options.settings.keyDecodingStrategy.conversion(
+      at: path, cache: decoder.options.customKeys)
     // JSON keys a mapping reads (the first step of each of its paths), and model keys whose
     // mapping reads elsewhere.
     var mappedReads = Set<String>()
     var movedKeys = Set<String>()
-    for (name, mapping) in mappings ?? [:] where !mapping.paths.isEmpty {
+    for (name, mapping) in mappings?.byName ?? [:] where !mapping.paths.isEmpty {
       movedKeys.insert(name)
       for path in mapping.paths {
         if case .key(let first)? = path.components.first { mappedReads.insert(first) }

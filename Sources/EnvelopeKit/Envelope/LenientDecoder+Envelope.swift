@@ -289,7 +289,9 @@ extension LenientDecoder {
   /// decoder as it is, uncopied, when `format` is nil.
   func options(envelope format: EnvelopeFormat?) -> DecodingOptions {
     guard let format else { return baseOptions }
-    return DecodingOptions(settings, envelope: format, mappedTraits: baseOptions.mappedTraits)
+    return DecodingOptions(
+      settings, envelope: format, mappedTraits: baseOptions.mappedTraits,
+      customKeys: baseOptions.customKeys)
   }
 
 }
