@@ -138,7 +138,8 @@ func streamCallsChild(_ mode: String, base: URL, target: Int) async throws {
   defer { stop() }
   print("\n== The provider's streaming calls over loopback (own process each)")
   print(
-    "  case                                         MB    MB/s  peak RSS growth (VmHWM)    values  speed")
+    "  case                                         MB    MB/s  peak RSS growth (VmHWM)"
+      + "    values  speed")
   var results: [String] = []
   func run(_ cases: [(mode: String, label: String)], bytes: Int, head: Int) throws -> Double? {
     var rates: [Double] = []
