@@ -213,6 +213,9 @@ struct ElementsFraming<T: Decodable>: StreamFraming {
   var watchesStatus: Bool { format != nil }
 
   func status(atEnd: Bool) throws -> EnvelopeStatus? {
+    // A code after the data is the end's: the elements before it are yielded first, even when
+    // the whole body came in the chunk read before the head was accepted.
+    if !atEnd, framer.codeFollowsData { return nil }
     guard let status = try framer.envelopeStatus(atEnd: atEnd) else { return nil }
     // A failure's message may come after its code: read on until it, the data or the end.
     if !atEnd, !status.isSuccess, status.message == nil, framer.target == .notSeen { return nil }
