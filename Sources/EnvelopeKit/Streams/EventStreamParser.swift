@@ -275,6 +275,24 @@ package struct EventStreamParser {
   }
 
   /// A blank line: dispatches the event, if its data buffer holds anything.
+  /// Whether every byte is below 0x80, read a word at a time (an event's data is scanned once
+  /// per event: bytewise, that scan was a tenth of a small event's framing).
+  private static func isASCII(_ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { raw in
+      var index = 0
+      var high: UInt64 = 0
+      while raw.count - index >= 8 {
+        high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        index += 8
+      }
+      while index < raw.count {
+        high |= UInt64(raw[index])
+        index += 1
+      }
+      return high & 0x8080_8080_8080_8080 == 0
+    }
+  }
+
   private mutating func dispatch(_ event: (Event) throws -> Void) rethrows {
     defer {
       data.removeAll(keepingCapacity: true)
@@ -287,7 +305,7 @@ package struct EventStreamParser {
     count += 1
     let type = eventType.isEmpty ? nil : String(decoding: eventType, as: UTF8.self)
     let id = lastEventID.isEmpty ? nil : lastEventID
-    if data.contains(where: { $0 >= 0x80 }) {
+    if !Self.isASCII(data) {
       // Text as the standard decodes it: invalid UTF-8 becomes U+FFFD (valid text is unchanged).
       let text = String(decoding: data, as: UTF8.self)
       if !text.utf8.elementsEqual(data) { data = Array(text.utf8) }

@@ -427,6 +427,7 @@ extension JSONElementFramer {
         let bit = bits.trailingZeroBitCount
         bits &= bits &- 1
         captured[bit] = json
+        if bit == 1 { codeFollowsData = target != .notSeen }
       }
     }
     if depth > 0, levels.count == depth, levels[depth - 1].isTarget {

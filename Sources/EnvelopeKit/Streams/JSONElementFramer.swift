@@ -104,6 +104,9 @@ package struct JSONElementFramer {
   package internal(set) var target = Target.notSeen
   /// The value found at each watched path (index as in `paths`; 0 is unused).
   package internal(set) var captured: [JSON?]
+  /// Whether the envelope's code came after the array's path was reached (the data before the
+  /// code): its failure then ends the stream after the elements, however the body was chunked.
+  package internal(set) var codeFollowsData = false
 
   // MARK: - Scan state
 

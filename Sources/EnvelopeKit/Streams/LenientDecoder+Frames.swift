@@ -51,6 +51,49 @@ package final class FrameDecoder {
     }
   }
 
+  /// Starts a batch of frames decoded one after the other with
+  /// `decode(_:from:index:keeping:)`: their report is taken together by `takeReport()`.
+  package func startBatch() {
+    _ = decoder.recorder.take()
+  }
+
+  /// The report of the frames decoded since `startBatch()`, paths starting with each frame's
+  /// own index; capped at `LenientDecoder.maxReportEntries` for the batch.
+  ///
+  /// - Returns: the report.
+  package func takeReport() -> DecodingReport {
+    decoder.recorder.take()
+  }
+
+  /// Decodes one frame of a batch as element `index`, handing its value to `keep` (not called
+  /// when lenient policy drops it): a stream's chunk of frames costs one call each and no
+  /// per-frame result, report or wrapper. The frame's report entries stay in the batch's
+  /// report (`takeReport()`); a frame that throws leaves none.
+  ///
+  /// - Parameters:
+  ///   - type: the element type.
+  ///   - bytes: the frame's UTF-8 JSON text.
+  ///   - index: the frame's index, counted from 0 over the values of the stream.
+  ///   - keep: gets the value.
+  /// - Throws: as `decode(_:from:index:)`.
+  package func decode<T: Decodable>(
+    _ type: T.Type, from bytes: UnsafeBufferPointer<UInt8>, index: Int,
+    keeping keep: (consuming T) -> Void
+  ) throws {
+    let mark = decoder.recorder.mark
+    do {
+      try JSONDocument.scanning(
+        bytes: bytes, maxDepth: maxDepth, allowsTrailingCommas: true,
+        readerError: { LenientDecoder.dataCorrupted($0, at: [AnyCodingKey(intValue: index)]) }
+      ) { document in
+        try decoder.decodeFrame(type, in: document, index: index, keep)
+      }
+    } catch {
+      decoder.recorder.rollback(to: mark)
+      throw error
+    }
+  }
+
   /// Decodes a batch of elements (`JSONElementFramer.feedBatch(_:_:)`) in one decode, with
   /// exactly the values, report and error that decoding each element on its own gives: report
   /// paths start with each element's own index, and when an element throws, the elements

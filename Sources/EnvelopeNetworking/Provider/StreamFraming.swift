@@ -12,12 +12,17 @@ protocol StreamCursor<Element>: AnyObject {
 }
 
 /// How a stream's bytes become values: a framer and the decoding of its frames.
+///
+/// A chunk's frames are decoded into one `Framed` batch (the values, one report, the error
+/// that stops them), not a wrapper per value: per-value generic plumbing across the module
+/// boundary cost more than the framing itself.
 protocol StreamFraming<Element> {
   associatedtype Element
-  /// Reads a chunk; `emit` gets each value (or frame error) it completes, in order.
-  mutating func feed(_ chunk: Data, _ emit: (Framed<Element>) -> Void) throws
-  /// Ends the body; `emit` gets what the end completes.
-  mutating func finish(_ emit: (Framed<Element>) -> Void) throws
+  /// Reads a chunk; `batch` gets the values (and the report, and the frame error that stops
+  /// them) it completes, in order, after what it already holds.
+  mutating func feed(_ chunk: Data, into batch: inout Framed<Element>) throws
+  /// Ends the body; `batch` gets what the end completes.
+  mutating func finish(into batch: inout Framed<Element>) throws
   /// Whether the stream has ended before its body did (an end marker).
   var isDone: Bool { get }
   /// The status a stream's body showed so far (elements of an envelope): a failure found
@@ -41,10 +46,28 @@ extension StreamFraming {
   mutating func dropPartial() {}
 }
 
-/// A frame's value (nil: dropped by lenient policy), with its report, or why it did not decode.
+/// Frames decoded: their values in order (lenient policy leaves out the dropped ones), their
+/// report, and the error of the frame that stopped them (a strict failure, a line that is not
+/// JSON): nothing after it is decoded.
 struct Framed<Element> {
-  var value: Result<Element?, any Error>
-  var report: DecodingReport
+  var values: [Element] = []
+  var report = DecodingReport()
+  var error: (any Error)?
+
+  /// Nothing framed: no value, no report, no error.
+  var isEmpty: Bool { values.isEmpty && report.isEmpty && error == nil }
+
+  /// Adds `report` after the batch's own.
+  mutating func add(_ report: DecodingReport) {
+    guard !report.isEmpty else { return }
+    if self.report.isEmpty {
+      self.report = report
+    } else {
+      self.report = DecodingReport(
+        entries: self.report.entries + report.entries,
+        omittedCount: self.report.omittedCount + report.omittedCount)
+    }
+  }
 }
 
 /// JSON Lines: each line one value.
@@ -54,29 +77,36 @@ struct LinesFraming<T: Decodable>: StreamFraming {
 
   mutating func start(_ decoder: LenientDecoder) { frames = FrameDecoder(decoder) }
 
-  mutating func feed(_ chunk: Data, _ emit: (Framed<T>) -> Void) throws {
-    let frames = self.frames
-    framer.feed(chunk) { line in emit(Self.decode(frames, line.bytes, line.index)) }
+  mutating func feed(_ chunk: Data, into batch: inout Framed<T>) throws {
+    guard let frames else { return }
+    frames.startBatch()
+    chunk.withUnsafeBytes { raw in
+      framer.feed(raw) { line in Self.decode(frames, line.bytes, line.index, into: &batch) }
+    }
+    batch.add(frames.takeReport())
   }
 
-  mutating func finish(_ emit: (Framed<T>) -> Void) throws {
-    let frames = self.frames
-    framer.finish { line in emit(Self.decode(frames, line.bytes, line.index)) }
+  mutating func finish(into batch: inout Framed<T>) throws {
+    guard let frames else { return }
+    frames.startBatch()
+    framer.finish { line in Self.decode(frames, line.bytes, line.index, into: &batch) }
+    batch.add(frames.takeReport())
   }
 
   var isDone: Bool { false }
   func status(atEnd: Bool) throws -> EnvelopeStatus? { nil }
   var reconnection: (headers: [String: String], wait: Duration?)? { nil }
 
-  static func decode(_ frames: FrameDecoder?, _ bytes: UnsafeBufferPointer<UInt8>, _ index: Int)
-    -> Framed<T>
-  {
-    guard let frames else { return Framed(value: .success(nil), report: DecodingReport()) }
+  /// Decodes one line into the batch, unless an earlier frame stopped it.
+  static func decode(
+    _ frames: FrameDecoder, _ bytes: UnsafeBufferPointer<UInt8>, _ index: Int,
+    into batch: inout Framed<T>
+  ) {
+    guard batch.error == nil else { return }
     do {
-      let decoded = try frames.decode(T.self, from: bytes, index: index)
-      return Framed(value: .success(decoded.value), report: decoded.report)
+      try frames.decode(T.self, from: bytes, index: index) { batch.values.append($0) }
     } catch {
-      return Framed(value: .failure(error), report: DecodingReport())
+      batch.error = error
     }
   }
 }
@@ -92,28 +122,35 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
 
   mutating func start(_ decoder: LenientDecoder) { frames = FrameDecoder(decoder) }
 
-  mutating func feed(_ chunk: Data, _ emit: (Framed<ServerSentEvent<T>>) -> Void) throws {
-    guard !isDone else { return }
-    let frames = self.frames
+  mutating func feed(_ chunk: Data, into batch: inout Framed<ServerSentEvent<T>>) throws {
+    guard !isDone, let frames else { return }
     let endMarker = self.endMarker
     var index = parser.count
     var done = false
+    frames.startBatch()
     parser.feed(chunk) { event in
       guard !done else { return }
       if let endMarker, event.hasData(endMarker) {
         done = true
         return
       }
-      let framed = LinesFraming<T>.decode(frames, event.data, index)
+      let frame = index
       index += 1
-      emit(
-        Framed(
-          value: framed.value.map { $0.map { event.with(data: $0) } }, report: framed.report))
+      guard batch.error == nil else { return }
+      do {
+        try frames.decode(T.self, from: event.data, index: frame) { value in
+          batch.values.append(
+            ServerSentEvent(event: event.event, id: event.id, retry: event.retry, data: value))
+        }
+      } catch {
+        batch.error = error
+      }
     }
+    batch.add(frames.takeReport())
     isDone = done
   }
 
-  mutating func finish(_ emit: (Framed<ServerSentEvent<T>>) -> Void) throws {
+  mutating func finish(into batch: inout Framed<ServerSentEvent<T>>) throws {
     parser.finish()
   }
 
@@ -147,29 +184,27 @@ struct ElementsFraming<T: Decodable>: StreamFraming {
     frames = FrameDecoder(decoder)
   }
 
-  mutating func feed(_ chunk: Data, _ emit: (Framed<T>) -> Void) throws {
+  mutating func feed(_ chunk: Data, into batch: inout Framed<T>) throws {
     guard let frames else { return }
     // The elements a chunk completes are decoded in one decode (a small element costs far
     // less than a decode of its own), with each element's values, report and error.
     try chunk.withUnsafeBytes { bytes in
-      try framer.feedBatch(bytes) { batch in
-        let decoded = frames.decode(T.self, batch: batch)
-        for (offset, value) in decoded.values.enumerated() {
-          let last = offset == decoded.values.count - 1
-          emit(Framed(value: .success(value), report: last ? decoded.report : DecodingReport()))
+      try framer.feedBatch(bytes) { elements in
+        guard batch.error == nil else { return }
+        var decoded = frames.decode(T.self, batch: elements)
+        if batch.values.isEmpty {
+          swap(&batch.values, &decoded.values)
+        } else {
+          batch.values += decoded.values
         }
-        if decoded.values.isEmpty, !decoded.report.isEmpty {
-          emit(Framed(value: .success(nil), report: decoded.report))
-        }
-        if let error = decoded.error {
-          emit(Framed(value: .failure(error), report: DecodingReport()))
-        }
+        batch.add(decoded.report)
+        batch.error = decoded.error
       }
     }
     if let error = framer.arrayError(atEnd: false) { throw error }
   }
 
-  mutating func finish(_ emit: (Framed<T>) -> Void) throws {
+  mutating func finish(into batch: inout Framed<T>) throws {
     try framer.finish()
     if let error = framer.arrayError(atEnd: true) { throw error }
   }
@@ -178,6 +213,9 @@ struct ElementsFraming<T: Decodable>: StreamFraming {
   var watchesStatus: Bool { format != nil }
 
   func status(atEnd: Bool) throws -> EnvelopeStatus? {
+    // A code after the data is the end's: the elements before it are yielded first, even when
+    // the whole body came in the chunk read before the head was accepted.
+    if !atEnd, framer.codeFollowsData { return nil }
     guard let status = try framer.envelopeStatus(atEnd: atEnd) else { return nil }
     // A failure's message may come after its code: read on until it, the data or the end.
     if !atEnd, !status.isSuccess, status.message == nil, framer.target == .notSeen { return nil }
@@ -221,20 +259,13 @@ package enum RecordedStream {
   ) throws -> Decoded<[F.Element]> {
     var framing = framing
     framing.start(decoder)
-    var framed: [Framed<F.Element>] = []
-    try framing.feed(body) { framed.append($0) }
-    if !framing.isDone { try framing.finish { framed.append($0) } }
+    var framed = Framed<F.Element>()
+    try framing.feed(body, into: &framed)
+    if !framing.isDone { try framing.finish(into: &framed) }
     if let format, let status = try framing.status(atEnd: true), !status.isSuccess {
       throw format.error(for: status)
     }
-    var values: [F.Element] = []
-    var entries: [DecodingReport.Entry] = []
-    var omitted = 0
-    for frame in framed {
-      entries += frame.report.entries
-      omitted += frame.report.omittedCount
-      if let value = try frame.value.get() { values.append(value) }
-    }
-    return Decoded(value: values, report: DecodingReport(entries: entries, omittedCount: omitted))
+    if let error = framed.error { throw error }
+    return Decoded(value: framed.values, report: framed.report)
   }
 }

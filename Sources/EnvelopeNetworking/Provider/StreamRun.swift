@@ -69,7 +69,8 @@ where Framing.Element: Sendable {
         let value = ready[readyIndex]
         readyIndex += 1
         if readyIndex == ready.count {
-          ready.removeAll(keepingCapacity: true)
+          // The batch's values go as soon as the last is handed out.
+          ready = []
           readyIndex = 0
         }
         yielded += 1
@@ -94,10 +95,10 @@ where Framing.Element: Sendable {
         body = iterator
         guard let chunk else {
           bodyEnded = true
-          try await take { try framing.finish($0) }
+          try await take { try framing.finish(into: &$0) }
           continue
         }
-        try await take { try framing.feed(chunk, $0) }
+        try await take { try framing.feed(chunk, into: &$0) }
       } catch {
         // A reconnection's own failure (its attempts refused, the wait cancelled) ends the
         // stream as any other: surfaced, and the plugins told.
@@ -149,7 +150,7 @@ where Framing.Element: Sendable {
     // reconnect: the framing of another kind (a reconnection's event IDs) is kept.
     if framing.watchesStatus { framing = unread }
     var opened: ResponseBody.AsyncIterator?
-    var early: [Framed<Element>] = []
+    var early = Framed<Element>()
     var endedEarly = false
     var bodyError: (any Error)?
     let accepted = target.validStatusCodes
@@ -177,10 +178,10 @@ where Framing.Element: Sendable {
         while framing.watchesStatus, early.isEmpty, try framing.status(atEnd: false) == nil {
           guard let chunk = try await iterator.next() else {
             endedEarly = true
-            try framing.finish { early.append($0) }
+            try framing.finish(into: &early)
             break
           }
-          try framing.feed(chunk) { early.append($0) }
+          try framing.feed(chunk, into: &early)
         }
       } catch let error as DecodingError {
         bodyError = error
@@ -205,13 +206,11 @@ where Framing.Element: Sendable {
 
   /// Frames what `step` reads and hands the values on; an error of the framing (a malformed
   /// body) ends the stream after the values framed before it.
-  private func take(
-    _ step: ((Framed<Element>) -> Void) throws -> Void
-  ) async throws {
-    var framed: [Framed<Element>] = []
+  private func take(_ step: (inout Framed<Element>) throws -> Void) async throws {
+    var framed = Framed<Element>()
     var failure: (any Error)?
     do {
-      try step { framed.append($0) }
+      try step(&framed)
     } catch {
       failure = error
     }
@@ -219,21 +218,23 @@ where Framing.Element: Sendable {
     if let failure, pending == nil { pending = failure }
   }
 
-  /// Queues the values; each non-empty report goes to the plugins' `didDecode`; a frame that
-  /// did not decode (strict policy) ends the stream once the values before it are handed out.
-  private func hand(_ framed: [Framed<Element>]) async {
-    for frame in framed where pending == nil {
-      if !frame.report.isEmpty, let head {
-        for plugin in provider.plugins {
-          await plugin.didDecode(frame.report, target: target, response: head)
-        }
-      }
-      switch frame.value {
-      case .success(let value?): ready.append(value)
-      case .success(nil): break
-      case .failure(let error): pending = error
+  /// Queues the values; a non-empty report goes to the plugins' `didDecode` (one call for the
+  /// frames of a chunk, paths starting with each frame's index); a frame that did not decode
+  /// (strict policy) ends the stream once the values before it are handed out.
+  private func hand(_ framed: consuming Framed<Element>) async {
+    guard pending == nil else { return }
+    if !framed.report.isEmpty, let head {
+      for plugin in provider.plugins {
+        await plugin.didDecode(framed.report, target: target, response: head)
       }
     }
+    if ready.isEmpty {
+      ready = framed.values
+      readyIndex = 0
+    } else {
+      ready += framed.values
+    }
+    if let error = framed.error { pending = error }
   }
 
   /// The body has ended: an envelope's code after the data (or none at all) is checked, and

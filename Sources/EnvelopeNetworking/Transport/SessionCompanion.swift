@@ -188,6 +188,8 @@
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
       exchange(dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
+      // A callback per piece of the body: no closure made when no delegate will hear it.
+      guard owner?.delegate != nil else { return }
       forward {
         ($1 as? URLSessionDataDelegate)?.urlSession($0, dataTask: dataTask, didReceive: data)
       }

@@ -18,12 +18,22 @@ import Foundation
 /// grows by what arrives while the consumer lags (up to the whole body: 495 MB for a 500 MB body
 /// read at 1 ms per 64 KB on loopback) and goes once the consumer has caught up.
 ///
+/// FoundationNetworking hands the body over in small pieces (about 2 KB each on loopback: half a
+/// million callbacks per GB), so the file is written in blocks of `spillBlock` bytes, not a write
+/// per piece (a write each made the delegate queue fall behind the socket, and the pieces
+/// waiting in it grew the process by 200-350 MB for a 1 GB body), and the consumer gets the
+/// pieces in memory joined up to `joinedChunk` bytes.
+///
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 final class StreamBuffer: BodySource, @unchecked Sendable {
   /// The bytes kept in memory before chunks go to the file.
   static let defaultMemoryLimit = 4 << 20
   /// The most bytes read from the file into one chunk.
   static let fileChunk = 256 << 10
+  /// The bytes gathered in memory before one write to the file.
+  static let spillBlock = 512 << 10
+  /// The most bytes of the pieces in memory joined into one chunk for the consumer.
+  static let joinedChunk = 256 << 10
 
   private let lock = NSLock()
   private let memoryLimit: Int
@@ -31,7 +41,8 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   private var chunks: [Data] = []
   private var first = 0
   private var inMemory = 0
-  /// The most bytes held in memory at once (what the memory bound promises; tests read it).
+  /// The most bytes held in memory at once, the spill's unwritten block included (what the
+  /// memory bound promises; tests read it).
   private var peak = 0
   private var spill: Spill?
   /// nil while the body runs; then success (the end) or the failure.
@@ -61,6 +72,10 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
 
   /// The most bytes held in memory at once so far.
   var peakInMemory: Int { lock.withLock { peak } }
+
+  /// The writes to the temporary file so far (tests read it).
+  var fileWrites: Int { lock.withLock { spillWrites } }
+  private var spillWrites = 0
 
   /// Sets the head (once) and wakes the consumer.
   func deliver(head response: HTTPURLResponse) {
@@ -96,8 +111,10 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
         return true
       }
       do {
-        if spill == nil { spill = try Spill() }
-        try spill?.write(data)
+        let spill = try self.spill ?? Spill()
+        self.spill = spill
+        if try spill.append(data, block: Self.spillBlock) { spillWrites += 1 }
+        peak = max(peak, inMemory + spill.pending.count)
       } catch {
         end = .failure(error)
         failed = true
@@ -135,9 +152,15 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
     let chunk: Data? = try await wait(timeout: timeout) { () throws -> Data?? in
       if cancelled { return .some(nil) }
       if first < chunks.count {
-        let chunk = chunks[first]
+        var chunk = chunks[first]
         chunks[first] = Data()
         first += 1
+        // Small pieces go out joined: a chunk costs the consumer a pass through its loop.
+        while first < chunks.count, chunk.count + chunks[first].count <= Self.joinedChunk {
+          chunk.append(chunks[first])
+          chunks[first] = Data()
+          first += 1
+        }
         inMemory -= chunk.count
         if first == chunks.count {
           chunks.removeAll(keepingCapacity: true)
@@ -145,10 +168,12 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
         }
         return chunk
       }
-      if let spill, spill.unread > 0 {
-        let chunk = try spill.read(upTo: Self.fileChunk)
-        if spill.unread == 0 { self.spill = nil }
-        return chunk
+      if let spill {
+        if spill.unread > 0 { return try spill.read(upTo: Self.fileChunk) }
+        // The file is read: the block not yet written is the rest, and the body goes back to
+        // memory.
+        self.spill = nil
+        if !spill.pending.isEmpty { return spill.pending }
       }
       switch end {
       case .none: return nil
@@ -288,7 +313,10 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
 private final class Spill {
   private let writer: FileHandle
   private let reader: FileHandle
+  /// The bytes written to the file and not read yet.
   private(set) var unread = 0
+  /// The bytes after the file's, not written yet.
+  private(set) var pending = Data()
 
   init() throws {
     let url = FileManager.default.temporaryDirectory
@@ -306,7 +334,22 @@ private final class Spill {
     try? reader.close()
   }
 
-  func write(_ data: Data) throws {
+  /// Adds `data` after the rest; writes the block to the file once it holds `block` bytes.
+  /// Returns whether it wrote.
+  func append(_ data: Data, block: Int) throws -> Bool {
+    if pending.isEmpty, data.count >= block {
+      try write(data)
+      return true
+    }
+    if pending.isEmpty { pending.reserveCapacity(block + data.count) }
+    pending.append(data)
+    guard pending.count >= block else { return false }
+    try write(pending)
+    pending.removeAll(keepingCapacity: true)
+    return true
+  }
+
+  private func write(_ data: Data) throws {
     try writer.write(contentsOf: data)
     unread += data.count
   }

@@ -357,6 +357,40 @@ struct Scripted: TargetType {
     }
   }
 
+  /// Where an envelope's code stands decides when its failure comes, however the body is
+  /// chunked: after the data, the elements first (a body that came in one chunk was read up to
+  /// its code before the head was accepted, and failed before any element); before the data,
+  /// no element.
+  @Test(arguments: [1, 3, 16, 100_000])
+  func aFailureCodeAfterTheDataComesAfterTheElementsHoweverTheBodyIsChunked(size: Int)
+    async throws
+  {
+    struct Feed: TargetType {
+      var size: Int
+      var body: String
+      var baseURL: URL { URL(fileURLWithPath: "/") }
+      var path: String { "/feed" }
+      var envelope: EnvelopeFormat? { .default }
+      var sample: StubResponse { .body(Data(body.utf8)).chunked(size: size) }
+    }
+    let rows = #"[{"id":0,"price":0.5},{"id":1,"price":1.5},{"id":2,"price":2.5}]"#
+    let provider = Provider<Feed>(stub: .immediate)
+    let after = Feed(size: size, body: #"{"data":{"list":\#(rows)},"code":1001,"msg":"m"}"#)
+    let (elements, error) = await collect(provider.elements(after, as: FeedRow.self, at: "list"))
+    #expect(elements.map(\.id) == [0, 1, 2])
+    guard case .business(1001, _, _)? = error as? ProviderError else {
+      Issue.record("expected a failure after the elements: \(String(describing: error))")
+      return
+    }
+    let before = Feed(size: size, body: #"{"code":1001,"msg":"m","data":{"list":\#(rows)}}"#)
+    let (none, failure) = await collect(provider.elements(before, as: FeedRow.self, at: "list"))
+    #expect(none.isEmpty)
+    guard case .business(1001, _, _)? = failure as? ProviderError else {
+      Issue.record("expected a failure before any element: \(String(describing: failure))")
+      return
+    }
+  }
+
   @Test func aReconnectionSendsTheIDOfABlockWithNoData() async throws {
     // The standard sets the source's last event ID at every blank line, also when the block has
     // no data and no event is fired (a checkpoint); a block cut short sets nothing.
