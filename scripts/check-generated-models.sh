@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks `envelope models` the way a user meets it: for every JSON sample under Fixtures/ (one
 # model each), for merged samples (envelopes, snake_case, dates, kinds that disagree, nested
-# lists; --public and --var) and for the benchmark payloads, it generates models, checks the text
+# lists; --public and --var), for the benchmark payloads and for an update-center.json-like
+# sample (maps keyed by hundreds of names), it generates models, checks the text
 # passes `swift format lint` and is the same on a second run, compiles all of them in a scratch
 # package that depends on this one, and decodes every sample with the decoder the file declares
 # (`LenientDecoder.forRoot`):
@@ -42,6 +43,11 @@ for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada; do
     echo "SKIPPED $file.json: $payloads is absent"
   fi
 done
+
+# A feed shaped like Jenkins' update-center.json: 654 plugins keyed by name must be one
+# `[String: Plugin]`, not a struct of 654 properties (checked by size below, and by building).
+python3 "$repo/scripts/update-center-sample.py" 654 > "$scratch/update-center.json"
+samples+=("UpdateCenter||$scratch/update-center.json")
 
 mkdir -p "$scratch/Sources/ModelCheck"
 cat > "$scratch/Package.swift" <<SWIFT
@@ -135,6 +141,10 @@ for sample in "${samples[@]}"; do
   "$envelope" models $files $flags --name "$name" | cmp -s - "$generated" \
     || { echo "FAILED: $name: output differs between two runs"; exit 1; }
   swift format lint --strict --configuration "$repo/.swift-format" "$generated"
+  if [ "$name" = UpdateCenter ] && ! grep -q 'let plugins: \[String: Plugin\]' "$generated"; then
+    echo "FAILED: UpdateCenter: plugins is not a [String: Plugin] ($(wc -l < "$generated") lines)"
+    exit 1
+  fi
   # The header names the decoder and the root type: `LenientDecoder.forX().decode(X.self`.
   header="$(grep -m1 '^//   let value = try LenientDecoder\.' "$generated")"
   factory="$(sed -E 's/.*LenientDecoder\.([A-Za-z0-9_]+)\(\).*/\1/' <<< "$header")"

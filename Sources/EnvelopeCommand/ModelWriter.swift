@@ -24,7 +24,7 @@ struct ModelWriter {
     var path: String?
   }
 
-  struct Property {
+  struct Property: Hashable {
     var name: String
     /// The key's string as the decoder compares it: the JSON key after `.convertFromSnakeCase`.
     var codingKey: String
@@ -32,6 +32,8 @@ struct ModelWriter {
     var type = ""
     /// Why the samples disagree and how they are read.
     var comment: String?
+    /// The transform the decoder reads the value with (`.iso8601`).
+    var transform: String?
   }
 
   struct Declaration {
@@ -48,6 +50,15 @@ struct ModelWriter {
 
   private var declarations: [Declaration] = []
   private var usedNames: Set<String> = []
+  /// The declared structs by what they hold (properties, keys left out): an object of the same
+  /// shape as one declared before is that type.
+  private var byContents: [Contents: String] = [:]
+
+  /// What makes two structs the same type.
+  private struct Contents: Hashable {
+    var properties: [Property]
+    var leftOut: [String]
+  }
   /// `decoder.transform(Model.self, key: "startsAt", .iso8601)` lines.
   private var transforms: [(model: String, key: String, transform: String)] = []
 
@@ -191,7 +202,7 @@ struct ModelWriter {
         for: element, suggested: Names.singular(suggested), key: key, direct: false,
         origin: "the elements of " + origin, optional: nullable, depth: depth + 1)
       typed.name = "[" + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
-    case .object(let object) where object.isKeyedByIDs:
+    case .object(let object) where object.isMap:
       typed = typeName(
         for: Shape.merging(object.fields.map(\.shape)), suggested: Names.singular(suggested),
         key: key, direct: false, origin: "the values of " + origin,
@@ -243,16 +254,28 @@ struct ModelWriter {
     }
     declarations.append(
       Declaration(name: name, origin: origin, properties: properties, leftOut: leftOut))
+    let firstTransform = transforms.count  // this struct's transforms before its nested ones'
     for (position, field) in fields.enumerated() {
       let typed = typeName(
         for: field.shape, suggested: field.key, key: field.key, direct: true,
         origin: Names.literal(field.key), optional: field.optional, depth: depth + 1)
       declarations[index].properties[position].type = typed.name
       declarations[index].properties[position].comment = typed.comment
-      if let transform = typed.transform {
-        transforms.append((name, declarations[index].properties[position].codingKey, transform))
-      }
+      declarations[index].properties[position].transform = typed.transform
     }
+    // The same contents as a struct declared before: that struct, and this name is free again.
+    // (Its own nested structs were then the same as that one's, so it declared none.)
+    let contents = Contents(properties: declarations[index].properties, leftOut: leftOut)
+    if let existing = byContents[contents], declarations.count == index + 1 {
+      declarations.removeLast()
+      usedNames.remove(name)
+      return existing
+    }
+    byContents[contents] = name
+    transforms.insert(
+      contentsOf: declarations[index].properties.compactMap { property in
+        property.transform.map { (name, property.codingKey, $0) }
+      }, at: firstTransform)
     return name
   }
 

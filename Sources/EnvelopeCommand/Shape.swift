@@ -28,10 +28,24 @@ indirect enum Shape: Equatable {
     }
   }
 
-  /// Whether the models declare a struct for it: an object not keyed by ids.
+  /// Whether the models declare a struct for it: an object that is not a map.
   var isStruct: Bool {
-    if case .object(let object) = self { return !object.isKeyedByIDs }
+    if case .object(let object) = self { return !object.isMap }
     return false
+  }
+
+  /// What kind of JSON value every sample is: the same for shapes a map's values may share.
+  var kind: String {
+    switch self {
+    case .unknown: return "unknown"
+    case .null: return "null"
+    case .scalars(let values):
+      let first = values.first?.kindName ?? "unknown"
+      return values.allSatisfy { $0.kindName == first } ? first : "scalars"
+    case .array: return "array"
+    case .object: return "object"
+    case .json: return "json"
+    }
   }
 
   /// The shape that holds every one of `shapes`, merged in halves so that long arrays cost
@@ -85,6 +99,49 @@ struct ObjectShape: Equatable {
         !field.key.isEmpty
           && field.key.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
       }
+  }
+
+  /// Keys from which a map is told apart from a struct by the count alone, when their values
+  /// are objects of one shape (Jenkins' `plugins`: hundreds of plugin names).
+  static let manyKeys = 20
+
+  /// Whether the object is read as a dictionary `[String: T]` rather than a struct, as
+  /// quicktype infers maps: keys that are ids (`"205705993"`), or values of one kind (objects
+  /// that mostly share their keys, arrays, or scalars of one kind) under keys that are many
+  /// (``manyKeys``, for objects and arrays) or mostly not names (`"workflow-aggregator"`,
+  /// `"en-GB"`, at least three).
+  var isMap: Bool {
+    if isKeyedByIDs { return true }
+    guard fields.count >= 2 else { return false }
+    let shapes = fields.map(\.shape).filter { $0 != .null }
+    guard let kind = shapes.first?.kind,
+      ["object", "array", "string", "number", "bool"].contains(kind),
+      shapes.allSatisfy({ $0.kind == kind })
+    else { return false }
+    let notNames = fields.count(where: { !Names.isIdentifierLike($0.key) })
+    let manyNotNames = fields.count >= 3 && notNames * 2 > fields.count
+    switch kind {
+    case "object":
+      return (fields.count >= Self.manyKeys || manyNotNames) && Self.shareKeys(shapes)
+    case "array":
+      return (fields.count >= Self.manyKeys || manyNotNames)
+        && Shape.merging(shapes) != .json
+    default:
+      return manyNotNames
+    }
+  }
+
+  /// Whether objects mostly share their keys: on average each has at least half of all the keys
+  /// seen in any of them.
+  private static func shareKeys(_ shapes: [Shape]) -> Bool {
+    var union: Set<String> = []
+    var total = 0
+    for case .object(let object) in shapes {
+      union.formUnion(object.fields.map(\.key))
+      total += object.fields.count
+    }
+    guard !union.isEmpty else { return true }  // empty objects: one shape
+    return total * 2 >= union.count * shapes.count
   }
 
   init(fields: [Field], samples: Int) {

@@ -15,260 +15,217 @@ enum GitHubEventsAPI {
     let `public`: Bool
     let payload: Payload
     let id: String
-    let org: Org?
-  }
+    let org: Actor?
 
-  struct Actor: Codable, Sendable {
-    let gravatarId: String
-    let login: String
-    let avatarUrl: URL
-    let url: URL
-    let id: Int
-  }
+    struct Actor: Codable, Sendable {
+      let gravatarId: String
+      let login: String
+      let avatarUrl: URL
+      let url: URL
+      let id: Int
+    }
 
-  struct Repo: Codable, Sendable {
-    let url: URL
-    let id: Int
-    let name: String
-  }
+    struct Repo: Codable, Sendable {
+      let url: URL
+      let id: Int
+      let name: String
+    }
 
-  struct Payload: Codable, Sendable {
-    let commits: [Commit]?
-    let distinctSize: Int?
-    let ref: String?
-    let pushId: Int?
-    let head: String?
-    let before: String?
-    let size: Int?
-    let description: String?
-    let masterBranch: String?
-    let refType: String?
-    let forkee: Forkee?
-    let action: String?
-    let issue: Issue?
-    let comment: Comment?
-    let pages: [Page]?
-  }
+    struct Payload: Codable, Sendable {
+      let commits: [Commit]?
+      let distinctSize: Int?
+      let ref: String?
+      let pushId: Int?
+      let head: String?
+      let before: String?
+      let size: Int?
+      let description: String?
+      let masterBranch: String?
+      let refType: String?
+      let forkee: Forkee?
+      let action: String?
+      let issue: Issue?
+      let comment: Comment?
+      let pages: [Page]?
+    }
 
-  struct Commit: Codable, Sendable {
-    let url: URL
-    let message: String
-    let distinct: Bool
-    let sha: String
-    let author: Author
-  }
+    struct Commit: Codable, Sendable {
+      let url: URL
+      let message: String
+      let distinct: Bool
+      let sha: String
+      let author: Author
+    }
 
-  struct Author: Codable, Sendable {
-    let email: String
-    let name: String
-  }
+    struct Author: Codable, Sendable {
+      let email: String
+      let name: String
+    }
 
-  struct Forkee: Codable, Sendable {
-    let description: String
-    let fork: Bool
-    let url: URL
-    let language: String
-    let stargazersUrl: URL
-    let cloneUrl: URL
-    let tagsUrl: URL
-    let fullName: String
-    let mergesUrl: URL
-    let forks: Int
-    let `private`: Bool
-    let gitRefsUrl: URL
-    let archiveUrl: URL
-    let collaboratorsUrl: URL
-    let owner: Owner
-    let languagesUrl: URL
-    let treesUrl: URL
-    let labelsUrl: URL
-    let htmlUrl: URL
-    let pushedAt: Date
-    let createdAt: Date
-    let hasIssues: Bool
-    let forksUrl: URL
-    let branchesUrl: URL
-    let commitsUrl: URL
-    let notificationsUrl: URL
-    let openIssues: Int
-    let contentsUrl: URL
-    let blobsUrl: URL
-    let issuesUrl: URL
-    let compareUrl: URL
-    let issueEventsUrl: URL
-    let name: String
-    let updatedAt: Date
-    let statusesUrl: URL
-    let forksCount: Int
-    let assigneesUrl: URL
-    let sshUrl: String
-    let `public`: Bool
-    let hasWiki: Bool
-    let subscribersUrl: URL
-    let mirrorUrl: JSON?
-    let watchersCount: Int
-    let id: Int
-    let hasDownloads: Bool
-    let gitCommitsUrl: URL
-    let downloadsUrl: URL
-    let pullsUrl: URL
-    let homepage: String?
-    let issueCommentUrl: URL
-    let hooksUrl: URL
-    let subscriptionUrl: URL
-    let milestonesUrl: URL
-    let svnUrl: URL
-    let eventsUrl: URL
-    let gitTagsUrl: URL
-    let teamsUrl: URL
-    let commentsUrl: URL
-    let openIssuesCount: Int
-    let keysUrl: URL
-    let gitUrl: String
-    let contributorsUrl: URL
-    let size: Int
-    let watchers: Int
-  }
+    struct Forkee: Codable, Sendable {
+      let description: String
+      let fork: Bool
+      let url: URL
+      let language: String
+      let stargazersUrl: URL
+      let cloneUrl: URL
+      let tagsUrl: URL
+      let fullName: String
+      let mergesUrl: URL
+      let forks: Int
+      let `private`: Bool
+      let gitRefsUrl: URL
+      let archiveUrl: URL
+      let collaboratorsUrl: URL
+      let owner: Owner
+      let languagesUrl: URL
+      let treesUrl: URL
+      let labelsUrl: URL
+      let htmlUrl: URL
+      let pushedAt: Date
+      let createdAt: Date
+      let hasIssues: Bool
+      let forksUrl: URL
+      let branchesUrl: URL
+      let commitsUrl: URL
+      let notificationsUrl: URL
+      let openIssues: Int
+      let contentsUrl: URL
+      let blobsUrl: URL
+      let issuesUrl: URL
+      let compareUrl: URL
+      let issueEventsUrl: URL
+      let name: String
+      let updatedAt: Date
+      let statusesUrl: URL
+      let forksCount: Int
+      let assigneesUrl: URL
+      let sshUrl: String
+      let `public`: Bool
+      let hasWiki: Bool
+      let subscribersUrl: URL
+      let mirrorUrl: JSON?
+      let watchersCount: Int
+      let id: Int
+      let hasDownloads: Bool
+      let gitCommitsUrl: URL
+      let downloadsUrl: URL
+      let pullsUrl: URL
+      let homepage: String?
+      let issueCommentUrl: URL
+      let hooksUrl: URL
+      let subscriptionUrl: URL
+      let milestonesUrl: URL
+      let svnUrl: URL
+      let eventsUrl: URL
+      let gitTagsUrl: URL
+      let teamsUrl: URL
+      let commentsUrl: URL
+      let openIssuesCount: Int
+      let keysUrl: URL
+      let gitUrl: String
+      let contributorsUrl: URL
+      let size: Int
+      let watchers: Int
+    }
 
-  struct Owner: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let organizationsUrl: URL
-    let receivedEventsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct Owner: Codable, Sendable {
+      let url: URL
+      let gistsUrl: URL
+      let gravatarId: String
+      let type: String
+      let avatarUrl: URL
+      let subscriptionsUrl: URL
+      let organizationsUrl: URL
+      let receivedEventsUrl: URL
+      let reposUrl: URL
+      let login: String
+      let id: Int
+      let starredUrl: URL
+      let eventsUrl: URL
+      let followersUrl: URL
+      let followingUrl: URL
+    }
 
-  struct Issue: Codable, Sendable {
-    let user: User
-    let url: URL
-    let labels: [JSON]
-    let htmlUrl: URL
-    let labelsUrl: URL
-    let pullRequest: PullRequest
-    let createdAt: Date
-    let closedAt: Date?
-    let milestone: JSON?
-    let title: String
-    let body: String
-    let updatedAt: Date
-    let number: Int
-    let state: String
-    let assignee: Assignee?
-    let id: Int
-    let eventsUrl: URL
-    let commentsUrl: URL
-    let comments: Int
-  }
+    struct Issue: Codable, Sendable {
+      let user: User
+      let url: URL
+      let labels: [JSON]
+      let htmlUrl: URL
+      let labelsUrl: URL
+      let pullRequest: PullRequest
+      let createdAt: Date
+      let closedAt: Date?
+      let milestone: JSON?
+      let title: String
+      let body: String
+      let updatedAt: Date
+      let number: Int
+      let state: String
+      let assignee: Owner?
+      let id: Int
+      let eventsUrl: URL
+      let commentsUrl: URL
+      let comments: Int
+    }
 
-  struct User: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let receivedEventsUrl: URL
-    let organizationsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct User: Codable, Sendable {
+      let url: URL
+      let gistsUrl: URL
+      let gravatarId: String
+      let type: String
+      let avatarUrl: URL
+      let subscriptionsUrl: URL
+      let receivedEventsUrl: URL
+      let organizationsUrl: URL
+      let reposUrl: URL
+      let login: String
+      let id: Int
+      let starredUrl: URL
+      let eventsUrl: URL
+      let followersUrl: URL
+      let followingUrl: URL
+    }
 
-  struct PullRequest: Codable, Sendable {
-    let htmlUrl: JSON?
-    let patchUrl: JSON?
-    let diffUrl: JSON?
-  }
+    struct PullRequest: Codable, Sendable {
+      let htmlUrl: JSON?
+      let patchUrl: JSON?
+      let diffUrl: JSON?
+    }
 
-  struct Assignee: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let organizationsUrl: URL
-    let receivedEventsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct Comment: Codable, Sendable {
+      let user: User
+      let url: URL
+      let issueUrl: URL
+      let createdAt: Date
+      let body: String
+      let updatedAt: Date
+      let id: Int
+    }
 
-  struct Comment: Codable, Sendable {
-    let user: User2
-    let url: URL
-    let issueUrl: URL
-    let createdAt: Date
-    let body: String
-    let updatedAt: Date
-    let id: Int
-  }
-
-  struct User2: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let receivedEventsUrl: URL
-    let organizationsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
-
-  struct Page: Codable, Sendable {
-    let pageName: String
-    let htmlUrl: URL
-    let title: String
-    let sha: String
-    let summary: JSON?
-    let action: String
-  }
-
-  struct Org: Codable, Sendable {
-    let gravatarId: String
-    let login: String
-    let avatarUrl: URL
-    let url: URL
-    let id: Int
+    struct Page: Codable, Sendable {
+      let pageName: String
+      let htmlUrl: URL
+      let title: String
+      let sha: String
+      let summary: JSON?
+      let action: String
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
     var decoder = LenientDecoder(policy: policy)
     decoder.keyDecodingStrategy = .convertFromSnakeCase
+    decoder.envelope = .plain
     decoder.transform(GitHubEvent.self, key: "createdAt", .iso8601)
-    decoder.transform(Forkee.self, key: "pushedAt", .iso8601)
-    decoder.transform(Forkee.self, key: "createdAt", .iso8601)
-    decoder.transform(Forkee.self, key: "updatedAt", .iso8601)
-    decoder.transform(Issue.self, key: "createdAt", .iso8601)
-    decoder.transform(Issue.self, key: "closedAt", .iso8601)
-    decoder.transform(Issue.self, key: "updatedAt", .iso8601)
-    decoder.transform(Comment.self, key: "createdAt", .iso8601)
-    decoder.transform(Comment.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "pushedAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "closedAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.Comment.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Comment.self, key: "updatedAt", .iso8601)
     return decoder
   }
 }

@@ -10,31 +10,27 @@ enum GoogleMapsAPI {
     let originAddresses: [String]
     let rows: [Row]
     let status: String
-  }
 
-  struct Row: Codable, Sendable {
-    let elements: [Element]
-  }
+    struct Row: Codable, Sendable {
+      let elements: [Element]
+    }
 
-  struct Element: Codable, Sendable {
-    let distance: Distance
-    let duration: Duration
-    let status: String
-  }
+    struct Element: Codable, Sendable {
+      let distance: Distance
+      let duration: Distance
+      let status: String
+    }
 
-  struct Distance: Codable, Sendable {
-    let text: String
-    let value: Int
-  }
-
-  struct Duration: Codable, Sendable {
-    let text: String
-    let value: Int
+    struct Distance: Codable, Sendable {
+      let text: String
+      let value: Int
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
     var decoder = LenientDecoder(policy: policy)
     decoder.keyDecodingStrategy = .convertFromSnakeCase
+    decoder.envelope = .plain
     return decoder
   }
 }
