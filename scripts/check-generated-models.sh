@@ -159,7 +159,7 @@ for sample in "${samples[@]}"; do
   foundation=true
   if grep -q 'decoder.transform(' "$generated" || [ -n "$named" ]; then foundation=false; fi
   # Foundation's RootModel reads code/msg/data only.
-  if grep -q 'decoder.envelope = EnvelopeFormat(' "$generated"; then foundation=false; fi
+  if grep -q 'base.envelope = EnvelopeFormat(' "$generated"; then foundation=false; fi
   # Types in an enum of their own (names repeat across samples); the decoder's extension at file
   # scope, its types qualified.
   {
@@ -180,11 +180,12 @@ check(
 SWIFT
   done
 done
-# Two generated sets as they are (types nested in their roots), in one module beside a
+# Generated sets as they are (types nested in their roots), in one module beside a
 # hand-written `Issue` (Swift Testing has one too): no name may collide.
 echo 'struct Issue {}' > "$scratch/Sources/ModelCheck/Issue.swift"
 for together in \
   "TogetherIssues|--envelope|$repo/Fixtures/models/issue_page.json" \
+  "TogetherUser|--envelope|$repo/Fixtures/contracts/snake/user.json" \
   "TogetherRet|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"; do
   IFS='|' read -r name flags file <<< "$together"
   # shellcheck disable=SC2086
@@ -193,6 +194,20 @@ for together in \
 check(
   $name.self, "$name", "$file", decoder: { LenientDecoder.for$name(policy: \$0) },
   envelope: true, named: [], foundation: false)
+SWIFT
+done
+# Two sets of one API on one decoder, composed either way round (as on one provider): each
+# sample decodes strictly, its dates read by the transforms its set added.
+for shared in \
+  "LenientDecoder.forTogetherUser(.forTogetherIssues(policy: \$0))" \
+  "LenientDecoder.forTogetherIssues(.forTogetherUser(policy: \$0))"; do
+  cat >> "$main" <<SWIFT
+check(
+  TogetherIssues.self, "shared decoder", "$repo/Fixtures/models/issue_page.json",
+  decoder: { $shared }, envelope: true, named: [], foundation: false)
+check(
+  TogetherUser.self, "shared decoder", "$repo/Fixtures/contracts/snake/user.json",
+  decoder: { $shared }, envelope: true, named: [], foundation: false)
 SWIFT
 done
 echo 'exit(failures == 0 ? 0 : 1)' >> "$main"

@@ -60,7 +60,7 @@ struct ModelWriter {
     var leftOut: [String]
   }
   /// `decoder.transform(Model.self, key: "startsAt", .iso8601)` lines.
-  private var transforms: [(model: String, key: String, transform: String)] = []
+  private var transforms: [DecoderWriter.Transform] = []
 
   /// The source text for `shape`.
   static func source(for shape: Shape, options: Options) -> String {
@@ -90,6 +90,8 @@ struct ModelWriter {
     let inData = options.path.map { ", inData: \(Names.literal($0))" } ?? ""
     lines.append("//   let value = try await Provider<API>(decoder: .\(factory)())")
     lines.append("//     .request(target, as: \(root).self\(inData))")
+    lines.append(
+      "// Beside another generated set of the same API, on one decoder: .\(factory)(.forOther())")
     lines.append("")
     lines.append("import EnvelopeKit")
     lines.append("import Foundation")
@@ -113,58 +115,11 @@ struct ModelWriter {
       lines.append(closing)
     }
     lines.append("")
-    lines.append("extension LenientDecoder {")
-    if options.isPublic {
-      lines.append(
-        contentsOf: wrap(
-          "The decoder `\(root)` is written for: keys converted from snake_case, "
-            + (options.envelope
-              ? (options.format == nil ? "" : "the samples' envelope format, ")
-              : "no envelope (`EnvelopeFormat.plain`), ")
-            + "and each date read by its transform.",
-          prefix: "  /// "))
-      lines.append("  ///")
-      lines.append("  /// - Parameter policy: lenient (coercions reported) or strict.")
-      lines.append("  /// - Returns: the decoder.")
-    }
-    let signature =
-      "  \(access)static func \(factory)(policy: DecodingPolicy = .lenient) -> LenientDecoder {"
-    if signature.count <= 100 {
-      lines.append(signature)
-    } else {
-      lines.append("  \(access)static func \(factory)(")
-      lines.append("    policy: DecodingPolicy = .lenient")
-      lines.append("  ) -> LenientDecoder {")
-    }
-    lines.append("    var decoder = LenientDecoder(policy: policy)")
-    lines.append("    decoder.keyDecodingStrategy = .convertFromSnakeCase")
-    if !options.envelope { lines.append("    decoder.envelope = .plain") }
-    if let format = options.format {
-      let line = "    decoder.envelope = \(format)"
-      if line.count <= 100 {
-        lines.append(line)
-      } else if let open = format.firstIndex(of: "("), format.hasSuffix(")") {
-        lines.append("    decoder.envelope = \(format[...open])")
-        let arguments = format[format.index(after: open)..<format.index(before: format.endIndex)]
-        lines.append(contentsOf: fitted("      " + arguments + ")"))
-      }
-    }
-    let host = writer.declarations.first?.name
-    for (nested, key, transform) in writer.transforms {
-      let model = nested == host ? nested : "\(host ?? "").\(nested)"
-      let call = "    decoder.transform(\(model).self, key: \(Names.literal(key)), \(transform))"
-      if call.count <= 100 || 6 + Names.literal(key).count + 1 > 100 {
-        lines.append(contentsOf: Self.fitted(call))
-      } else {
-        lines.append("    decoder.transform(")
-        lines.append("      \(model).self,")
-        lines.append("      key: \(Names.literal(key)),")
-        lines.append("      \(transform))")
-      }
-    }
-    lines.append("    return decoder")
-    lines.append("  }")
-    lines.append("}")
+    lines.append(
+      contentsOf: DecoderWriter(
+        root: root, factory: factory, options: options, host: writer.declarations.first?.name,
+        transforms: writer.transforms
+      ).lines)
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -274,7 +229,9 @@ struct ModelWriter {
     byContents[contents] = name
     transforms.insert(
       contentsOf: declarations[index].properties.compactMap { property in
-        property.transform.map { (name, property.codingKey, $0) }
+        property.transform.map {
+          DecoderWriter.Transform(model: name, key: property.codingKey, transform: $0)
+        }
       }, at: firstTransform)
     return name
   }

@@ -214,9 +214,15 @@ enum GitHubEventsAPI {
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.envelope = .plain
     decoder.transform(GitHubEvent.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Forkee.self, key: "pushedAt", .iso8601)
     decoder.transform(GitHubEvent.Forkee.self, key: "createdAt", .iso8601)

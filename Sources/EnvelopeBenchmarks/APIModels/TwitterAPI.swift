@@ -200,9 +200,15 @@ enum TwitterAPI {
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.envelope = .plain
     return decoder
   }
 }
