@@ -40,7 +40,8 @@ struct DecoderWriter {
       lines.append("  /// - Returns: the decoder.")
     }
     lines.append(
-      contentsOf: signature("\(access)static func \(factory)(", "policy: DecodingPolicy = .lenient"))
+      contentsOf: signature("\(access)static func \(factory)(", "policy: DecodingPolicy = .lenient")
+    )
     if let envelope {
       lines.append("    var base = LenientDecoder(policy: policy)")
       lines.append(contentsOf: envelope("base"))
