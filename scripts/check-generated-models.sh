@@ -35,7 +35,7 @@ samples+=(
   "RetOrder|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"
   "Users|--public --var|$repo/Fixtures/contracts/users/ada.json $repo/Fixtures/contracts/users/bob.json $repo/Fixtures/contracts/users/cy.json"
 )
-for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada; do
+for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada github_events:GitHubEvents; do
   file="${payload%%:*}"
   if [ -f "$payloads/$file.json" ]; then
     samples+=("${payload##*:}||$payloads/$file.json")

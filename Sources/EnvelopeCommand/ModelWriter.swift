@@ -43,6 +43,8 @@ struct ModelWriter {
     var properties: [Property]
     /// Keys the key strategy reads as another property's key.
     var leftOut: [String]
+    /// Set for a tagged enum rather than a struct.
+    var tagged: TaggedEnum?
   }
 
   /// Nesting past which a value is typed `JSON`.
@@ -164,14 +166,53 @@ struct ModelWriter {
         optional: object.fields.contains { $0.holdsNull }, depth: depth + 1)
       typed.name = "[String: " + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
     case .object(let object):
-      typed = Typed(name: declare(object, named: suggested, origin: origin, depth: depth))
+      if let choice = TaggedChoice(object) {
+        typed = Typed(name: declareTagged(choice, named: suggested, origin: origin, depth: depth))
+      } else {
+        typed = Typed(name: declare(object, named: suggested, origin: origin, depth: depth))
+      }
     }
     if optional { typed.name += "?" }
     return typed
   }
 
+  /// A tagged enum, then a struct per tag value (its sibling's type named after the value:
+  /// `PushEventPayload`).
+  private mutating func declareTagged(
+    _ choice: TaggedChoice, named suggested: String, origin: String, depth: Int
+  ) -> String {
+    let name = unique(Names.typeName(suggested))
+    let index = declarations.count
+    var tagged = TaggedEnum(
+      name: name, jsonKey: choice.key, codingKey: convertFromSnakeCase(choice.key),
+      sibling: choice.sibling)
+    declarations.append(
+      Declaration(name: name, origin: origin, properties: [], leftOut: [], tagged: tagged))
+    var caseNames: Set<String> = ["unknown"]
+    for variant in choice.variants {
+      let typeName = Names.typeName(variant.value)
+      let type = declare(
+        variant.shape, named: typeName,
+        origin: "\(origin) whose \(Names.literal(choice.key)) is \(Names.literal(variant.value))",
+        depth: depth + 1, prefixing: choice.sibling.map { ($0, typeName) })
+      let base = Names.propertyName(variant.value)
+      var caseName = base
+      var number = 2
+      while !caseNames.insert(caseName).inserted {
+        caseName = base + String(number)
+        number += 1
+      }
+      tagged.cases.append(TaggedEnum.Case(name: caseName, value: variant.value, type: type))
+    }
+    declarations[index].tagged = tagged
+    return name
+  }
+
+  /// A struct for `object`; `prefixing`: a key whose type is named with a prefix
+  /// (`("payload", "PushEvent")` → `PushEventPayload`).
   private mutating func declare(
-    _ object: ObjectShape, named suggested: String, origin: String, depth: Int
+    _ object: ObjectShape, named suggested: String, origin: String, depth: Int,
+    prefixing: (key: String, prefix: String)? = nil
   ) -> String {
     let name = unique(Names.typeName(suggested))
     let index = declarations.count
@@ -211,8 +252,11 @@ struct ModelWriter {
       Declaration(name: name, origin: origin, properties: properties, leftOut: leftOut))
     let firstTransform = transforms.count  // this struct's transforms before its nested ones'
     for (position, field) in fields.enumerated() {
+      let suggested =
+        prefixing.map { $0.key == field.key ? $0.prefix + Names.typeName(field.key) : field.key }
+        ?? field.key
       let typed = typeName(
-        for: field.shape, suggested: field.key, key: field.key, direct: true,
+        for: field.shape, suggested: suggested, key: field.key, direct: true,
         origin: Names.literal(field.key), optional: field.optional, depth: depth + 1)
       declarations[index].properties[position].type = typed.name
       declarations[index].properties[position].comment = typed.comment
@@ -256,6 +300,9 @@ struct ModelWriter {
   }
 
   private func lines(_ declaration: Declaration, options: Options, width: Int) -> [String] {
+    if let tagged = declaration.tagged {
+      return tagged.lines(options: options, origin: declaration.origin, width: width)
+    }
     let access = options.isPublic ? "public " : ""
     let binding = options.isMutable ? "var" : "let"
     var lines: [String] = []

@@ -15,16 +15,18 @@ indirect enum Shape: Equatable {
   /// Samples disagree between containers, or between a container and a scalar: kept as `JSON`.
   case json
 
-  /// The shape of one sample.
-  init(_ value: JSON) {
+  /// The shape of one sample; `tags`: whether objects keep the samples of each string value of
+  /// their keys apart (``ObjectShape/tags``).
+  init(_ value: JSON, tags: Bool = true) {
     switch value {
     case .null: self = .null
     case .bool, .number, .string: self = .scalars([value])
     case .array(let elements):
       self = .array(
-        Shape.merging(elements.map(Shape.init)), nullable: elements.contains { $0.isNull })
+        Shape.merging(elements.map { Shape($0, tags: tags) }),
+        nullable: elements.contains { $0.isNull })
     case .object(let object):
-      self = .object(ObjectShape(object))
+      self = .object(ObjectShape(object, tags: tags))
     }
   }
 
@@ -88,9 +90,30 @@ struct ObjectShape: Equatable {
     var holdsNull: Bool
   }
 
+  /// The samples of one value of a key that may be a tag: those whose key held `value`.
+  struct Variant: Equatable {
+    var value: String
+    /// The samples' shape, without tags of its own.
+    var shape: ObjectShape
+  }
+
+  /// A key held a short string in every sample: the samples of each value, apart, in first-seen
+  /// order, so that the writer can tell whether the value picks the shape (``TaggedChoice``).
+  struct Tag: Equatable {
+    var key: String
+    var variants: [Variant]
+  }
+
+  /// Distinct values past which a key is not a tag.
+  static let maxVariants = 16
+  /// Strings longer than this are not tags.
+  static let maxTagLength = 64
+
   var fields: [Field] = []
   /// How many samples were merged.
   var samples: Int
+  /// Keys that may be tags, in field order.
+  var tags: [Tag] = []
 
   /// Every key is a number (`"205705993"`): ids used as keys, read as a dictionary.
   var isKeyedByIDs: Bool {
@@ -149,13 +172,25 @@ struct ObjectShape: Equatable {
     self.samples = samples
   }
 
-  /// The shape of one sample (a repeated key counts once).
-  init(_ object: JSONObject) {
+  /// The shape of one sample (a repeated key counts once); `tags`: whether to keep the
+  /// sample apart under each key holding a short string.
+  init(_ object: JSONObject, tags: Bool = true) {
     samples = 1
     var seen: Set<String> = []
     for (key, value) in object where seen.insert(key).inserted {
       fields.append(
-        Field(key: key, shape: Shape(value), optional: value.isNull, holdsNull: value.isNull))
+        Field(
+          key: key, shape: Shape(value, tags: tags), optional: value.isNull,
+          holdsNull: value.isNull))
+    }
+    guard tags else { return }
+    var plain: ObjectShape?
+    seen = []
+    for (key, value) in object where seen.insert(key).inserted {
+      guard case .string(let text) = value, text.count <= Self.maxTagLength else { continue }
+      let shape = plain ?? ObjectShape(object, tags: false)
+      plain = shape
+      self.tags.append(Tag(key: key, variants: [Variant(value: text, shape: shape)]))
     }
   }
 
@@ -183,6 +218,21 @@ struct ObjectShape: Equatable {
       var missing = field
       missing.optional = true
       result.fields.append(missing)
+    }
+    // A tag is in every sample: a key only one side holds as a short string is none.
+    for tag in tags {
+      guard let match = other.tags.first(where: { $0.key == tag.key }) else { continue }
+      var variants = tag.variants
+      for variant in match.variants {
+        if let position = variants.firstIndex(where: { $0.value == variant.value }) {
+          variants[position].shape = variants[position].shape.merged(with: variant.shape)
+        } else {
+          variants.append(variant)
+        }
+      }
+      if variants.count <= Self.maxVariants {
+        result.tags.append(Tag(key: tag.key, variants: variants))
+      }
     }
     return result
   }

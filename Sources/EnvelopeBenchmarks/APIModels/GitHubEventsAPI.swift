@@ -7,15 +7,64 @@ import Foundation
 enum GitHubEventsAPI {
   typealias GitHubEvents = [GitHubEvent]
 
-  struct GitHubEvent: Codable, Sendable {
-    let type: String
-    let createdAt: Date
-    let actor: Actor
-    let repo: Repo
-    let `public`: Bool
-    let payload: Payload
-    let id: String
-    let org: Actor?
+  enum GitHubEvent: TaggedDecodable, TaggedEncodable, Sendable {
+    case pushEvent(PushEvent)
+    case createEvent(CreateEvent)
+    case forkEvent(ForkEvent)
+    case watchEvent(WatchEvent)
+    case issueCommentEvent(IssueCommentEvent)
+    case issuesEvent(IssuesEvent)
+    case gollumEvent(GollumEvent)
+    case unknown(String?, JSON)
+
+    static let tagPath: JSONPath = "type"
+    static let variants: [String: TaggedVariant<GitHubEvent>] = [
+      "PushEvent": TaggedVariant(PushEvent.self) { .pushEvent($0) },
+      "CreateEvent": TaggedVariant(CreateEvent.self) { .createEvent($0) },
+      "ForkEvent": TaggedVariant(ForkEvent.self) { .forkEvent($0) },
+      "WatchEvent": TaggedVariant(WatchEvent.self) { .watchEvent($0) },
+      "IssueCommentEvent": TaggedVariant(IssueCommentEvent.self) { .issueCommentEvent($0) },
+      "IssuesEvent": TaggedVariant(IssuesEvent.self) { .issuesEvent($0) },
+      "GollumEvent": TaggedVariant(GollumEvent.self) { .gollumEvent($0) },
+    ]
+
+    static func unknown(tag: String?, json: JSON) -> GitHubEvent? { .unknown(tag, json) }
+
+    var tag: String {
+      switch self {
+      case .pushEvent: "PushEvent"
+      case .createEvent: "CreateEvent"
+      case .forkEvent: "ForkEvent"
+      case .watchEvent: "WatchEvent"
+      case .issueCommentEvent: "IssueCommentEvent"
+      case .issuesEvent: "IssuesEvent"
+      case .gollumEvent: "GollumEvent"
+      case .unknown(let tag, _): tag ?? ""
+      }
+    }
+
+    var variantValue: any Encodable {
+      switch self {
+      case .pushEvent(let value): value
+      case .createEvent(let value): value
+      case .forkEvent(let value): value
+      case .watchEvent(let value): value
+      case .issueCommentEvent(let value): value
+      case .issuesEvent(let value): value
+      case .gollumEvent(let value): value
+      case .unknown(_, let json): json
+      }
+    }
+
+    struct PushEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: PushEventPayload
+      let id: String
+      let org: Actor?
+    }
 
     struct Actor: Codable, Sendable {
       let gravatarId: String
@@ -31,22 +80,14 @@ enum GitHubEventsAPI {
       let name: String
     }
 
-    struct Payload: Codable, Sendable {
-      let commits: [Commit]?
-      let distinctSize: Int?
-      let ref: String?
-      let pushId: Int?
-      let head: String?
-      let before: String?
-      let size: Int?
-      let description: String?
-      let masterBranch: String?
-      let refType: String?
-      let forkee: Forkee?
-      let action: String?
-      let issue: Issue?
-      let comment: Comment?
-      let pages: [Page]?
+    struct PushEventPayload: Codable, Sendable {
+      let commits: [Commit]
+      let distinctSize: Int
+      let ref: String
+      let pushId: Int
+      let head: String
+      let before: String
+      let size: Int
     }
 
     struct Commit: Codable, Sendable {
@@ -60,6 +101,36 @@ enum GitHubEventsAPI {
     struct Author: Codable, Sendable {
       let email: String
       let name: String
+    }
+
+    struct CreateEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: CreateEventPayload
+      let id: String
+    }
+
+    struct CreateEventPayload: Codable, Sendable {
+      let description: String
+      let masterBranch: String
+      let ref: String?
+      let refType: String
+    }
+
+    struct ForkEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: ForkEventPayload
+      let id: String
+      let org: Actor?
+    }
+
+    struct ForkEventPayload: Codable, Sendable {
+      let forkee: Forkee
     }
 
     struct Forkee: Codable, Sendable {
@@ -147,6 +218,36 @@ enum GitHubEventsAPI {
       let followingUrl: URL
     }
 
+    struct WatchEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: WatchEventPayload
+      let id: String
+      let org: Actor?
+    }
+
+    struct WatchEventPayload: Codable, Sendable {
+      let action: String
+    }
+
+    struct IssueCommentEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: IssueCommentEventPayload
+      let id: String
+      let org: Actor?
+    }
+
+    struct IssueCommentEventPayload: Codable, Sendable {
+      let issue: Issue
+      let action: String
+      let comment: Comment
+    }
+
     struct Issue: Codable, Sendable {
       let user: User
       let url: URL
@@ -162,7 +263,7 @@ enum GitHubEventsAPI {
       let updatedAt: Date
       let number: Int
       let state: String
-      let assignee: Owner?
+      let assignee: JSON?
       let id: Int
       let eventsUrl: URL
       let commentsUrl: URL
@@ -203,6 +304,55 @@ enum GitHubEventsAPI {
       let id: Int
     }
 
+    struct IssuesEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: IssuesEventPayload
+      let id: String
+    }
+
+    struct IssuesEventPayload: Codable, Sendable {
+      let issue: Issue2
+      let action: String
+    }
+
+    struct Issue2: Codable, Sendable {
+      let user: Owner
+      let url: URL
+      let labels: [JSON]
+      let htmlUrl: URL
+      let labelsUrl: URL
+      let pullRequest: PullRequest
+      let title: String
+      let createdAt: Date
+      let closedAt: JSON?
+      let milestone: JSON?
+      let body: String
+      let updatedAt: Date
+      let assignee: Owner
+      let number: Int
+      let state: String
+      let id: Int
+      let eventsUrl: URL
+      let commentsUrl: URL
+      let comments: Int
+    }
+
+    struct GollumEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: GollumEventPayload
+      let id: String
+    }
+
+    struct GollumEventPayload: Codable, Sendable {
+      let pages: [Page]
+    }
+
     struct Page: Codable, Sendable {
       let pageName: String
       let htmlUrl: URL
@@ -223,15 +373,23 @@ enum GitHubEventsAPI {
   static func decoder(_ base: LenientDecoder) -> LenientDecoder {
     var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.transform(GitHubEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.PushEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.CreateEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.ForkEvent.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Forkee.self, key: "pushedAt", .iso8601)
     decoder.transform(GitHubEvent.Forkee.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Forkee.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.WatchEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.IssueCommentEvent.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Issue.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Issue.self, key: "closedAt", .iso8601)
     decoder.transform(GitHubEvent.Issue.self, key: "updatedAt", .iso8601)
     decoder.transform(GitHubEvent.Comment.self, key: "createdAt", .iso8601)
     decoder.transform(GitHubEvent.Comment.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.IssuesEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue2.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue2.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.GollumEvent.self, key: "createdAt", .iso8601)
     return decoder
   }
 }
