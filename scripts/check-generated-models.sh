@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks `envelope models` the way a user meets it: for every JSON sample under Fixtures/ (one
 # model each), for merged samples (envelopes, snake_case, dates, kinds that disagree, nested
-# lists; --public and --var), for the benchmark payloads and for an update-center.json-like
+# lists; --public and --var; --enums and --require-keys; tagged variants), for the benchmark payloads and for an update-center.json-like
 # sample (maps keyed by hundreds of names), it generates models, checks the text
 # passes `swift format lint` and is the same on a second run, compiles all of them in a scratch
 # package that depends on this one, and decodes every sample with the decoder the file declares
@@ -33,6 +33,7 @@ samples+=(
   "Drift|--envelope|$repo/Fixtures/envelopes/drift_numbers_as_strings.json $repo/Fixtures/envelopes/drift_id_as_string.json"
   "OrderPage|--envelope --public|$repo/Fixtures/models/orders_page1.json $repo/Fixtures/models/orders_page2.json"
   "RetOrder|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"
+  "FeedEnums|--enums --require-keys --public|$repo/Fixtures/models/tagged_feed.json"
   "Users|--public --var|$repo/Fixtures/contracts/users/ada.json $repo/Fixtures/contracts/users/bob.json $repo/Fixtures/contracts/users/cy.json"
 )
 for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada github_events:GitHubEvents; do

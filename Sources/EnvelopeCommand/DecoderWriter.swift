@@ -89,18 +89,20 @@ struct DecoderWriter {
     return lines
   }
 
-  /// The lines that set the samples' envelope on `variable`, or nil for the default one.
+  /// The lines that set the samples' envelope (and `--require-keys`) on `variable`, or nil for
+  /// none.
   private var envelope: ((String) -> [String])? {
-    if !options.envelope { return { ["    \($0).envelope = .plain"] } }
-    guard let format = options.format else { return nil }
+    let missing = options.requireKeys ? ["    base.missingKeys = .error"] : []
+    if !options.envelope { return { ["    \($0).envelope = .plain"] + missing } }
+    guard let format = options.format else { return missing.isEmpty ? nil : { _ in missing } }
     return { variable in
       let line = "    \(variable).envelope = \(format)"
       guard line.count > 100, let open = format.firstIndex(of: "("), format.hasSuffix(")") else {
-        return [line]
+        return [line] + missing
       }
       let arguments = format[format.index(after: open)..<format.index(before: format.endIndex)]
       return ["    \(variable).envelope = \(format[...open])"]
-        + ModelWriter.fitted("      " + arguments + ")")
+        + ModelWriter.fitted("      " + arguments + ")") + missing
     }
   }
 

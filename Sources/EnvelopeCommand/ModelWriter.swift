@@ -22,6 +22,10 @@ struct ModelWriter {
     var format: String?
     /// `--at`, as given: where the model is read (inside data for an envelope).
     var path: String?
+    /// `--enums`: strings with a small closed set of values are enums.
+    var enums = false
+    /// `--require-keys`: the decoder's `missingKeys` is `.error`.
+    var requireKeys = false
   }
 
   struct Property: Hashable {
@@ -45,6 +49,8 @@ struct ModelWriter {
     var leftOut: [String]
     /// Set for a tagged enum rather than a struct.
     var tagged: TaggedEnum?
+    /// Set for a string enum (`--enums`).
+    var stringEnum: StringEnum?
   }
 
   /// Nesting past which a value is typed `JSON`.
@@ -52,6 +58,10 @@ struct ModelWriter {
 
   private var declarations: [Declaration] = []
   private var usedNames: Set<String> = []
+  /// `--enums`.
+  private var enums = false
+  /// The string enums declared, by their cases: one type for the same values.
+  private var enumsByCases: [[StringEnum.Case]: String] = [:]
   /// The declared structs by what they hold (properties, keys left out): an object of the same
   /// shape as one declared before is that type.
   private var byContents: [Contents: String] = [:]
@@ -67,6 +77,7 @@ struct ModelWriter {
   /// The source text for `shape`.
   static func source(for shape: Shape, options: Options) -> String {
     var writer = ModelWriter()
+    writer.enums = options.enums
     var root = Names.typeName(options.rootName)
     if Names.reservedTypes.contains(root) { root += "Root" }
     // A root that is not a struct is a typealias of that name: no nested type may take it.
@@ -94,6 +105,15 @@ struct ModelWriter {
     lines.append("//     .request(target, as: \(root).self\(inData))")
     lines.append(
       "// Beside another generated set of the same API, on one decoder: .\(factory)(.forOther())")
+    lines.append(
+      contentsOf: wrap(
+        options.requireKeys
+          ? "A required key that is missing or null is an error in both policies "
+            + "(--require-keys: missingKeys = .error)."
+          : "For models that must not invent values, set `missingKeys = .error` on the decoder "
+            + "(--require-keys writes it): a required key missing or null is then an error, not "
+            + "a default.",
+        prefix: "// "))
     lines.append("")
     lines.append("import EnvelopeKit")
     lines.append("import Foundation")
@@ -154,6 +174,11 @@ struct ModelWriter {
         name: scalar.name, transform: scalar.transform,
         comment: scalar.disagreement ?? scalar.note)
       if scalar.name == "JSON" { return typed }
+      if enums, direct, let key, scalar.name == "String", scalar.disagreement == nil,
+        let stringEnum = StringEnum(name: Names.typeName(key), values: values)
+      {
+        typed.name = declare(stringEnum, origin: origin)
+      }
     case .array(let element, let nullable):
       typed = typeName(
         for: element, suggested: Names.singular(suggested), key: key, direct: false,
@@ -174,6 +199,19 @@ struct ModelWriter {
     }
     if optional { typed.name += "?" }
     return typed
+  }
+
+  /// A string enum, or the one declared before with the same cases.
+  private mutating func declare(_ stringEnum: StringEnum, origin: String) -> String {
+    if let existing = enumsByCases[stringEnum.cases] { return existing }
+    var stringEnum = stringEnum
+    stringEnum.name = unique(stringEnum.name)
+    enumsByCases[stringEnum.cases] = stringEnum.name
+    declarations.append(
+      Declaration(
+        name: stringEnum.name, origin: "Samples of " + origin, properties: [], leftOut: [],
+        stringEnum: stringEnum))
+    return stringEnum.name
   }
 
   /// A tagged enum, then a struct per tag value (its sibling's type named after the value:
@@ -302,6 +340,9 @@ struct ModelWriter {
   private func lines(_ declaration: Declaration, options: Options, width: Int) -> [String] {
     if let tagged = declaration.tagged {
       return tagged.lines(options: options, origin: declaration.origin, width: width)
+    }
+    if let stringEnum = declaration.stringEnum {
+      return stringEnum.lines(options: options, origin: declaration.origin, width: width)
     }
     let access = options.isPublic ? "public " : ""
     let binding = options.isMutable ? "var" : "let"
