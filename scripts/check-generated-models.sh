@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks `envelope models` the way a user meets it: for every JSON sample under Fixtures/ (one
 # model each), for merged samples (envelopes, snake_case, dates, kinds that disagree, nested
-# lists; --public and --var) and for the benchmark payloads, it generates models, checks the text
+# lists; --public and --var; --enums and --require-keys; tagged variants), for the benchmark payloads and for an update-center.json-like
+# sample (maps keyed by hundreds of names), it generates models, checks the text
 # passes `swift format lint` and is the same on a second run, compiles all of them in a scratch
 # package that depends on this one, and decodes every sample with the decoder the file declares
 # (`LenientDecoder.forRoot`):
@@ -32,9 +33,10 @@ samples+=(
   "Drift|--envelope|$repo/Fixtures/envelopes/drift_numbers_as_strings.json $repo/Fixtures/envelopes/drift_id_as_string.json"
   "OrderPage|--envelope --public|$repo/Fixtures/models/orders_page1.json $repo/Fixtures/models/orders_page2.json"
   "RetOrder|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"
+  "FeedEnums|--enums --require-keys --public|$repo/Fixtures/models/tagged_feed.json"
   "Users|--public --var|$repo/Fixtures/contracts/users/ada.json $repo/Fixtures/contracts/users/bob.json $repo/Fixtures/contracts/users/cy.json"
 )
-for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada; do
+for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada github_events:GitHubEvents; do
   file="${payload%%:*}"
   if [ -f "$payloads/$file.json" ]; then
     samples+=("${payload##*:}||$payloads/$file.json")
@@ -42,6 +44,11 @@ for payload in twitter:Twitter citm_catalog:CitmCatalog canada:Canada; do
     echo "SKIPPED $file.json: $payloads is absent"
   fi
 done
+
+# A feed shaped like Jenkins' update-center.json: 654 plugins keyed by name must be one
+# `[String: Plugin]`, not a struct of 654 properties (checked by size below, and by building).
+python3 "$repo/scripts/update-center-sample.py" 654 > "$scratch/update-center.json"
+samples+=("UpdateCenter||$scratch/update-center.json")
 
 mkdir -p "$scratch/Sources/ModelCheck"
 cat > "$scratch/Package.swift" <<SWIFT
@@ -135,6 +142,10 @@ for sample in "${samples[@]}"; do
   "$envelope" models $files $flags --name "$name" | cmp -s - "$generated" \
     || { echo "FAILED: $name: output differs between two runs"; exit 1; }
   swift format lint --strict --configuration "$repo/.swift-format" "$generated"
+  if [ "$name" = UpdateCenter ] && ! grep -q 'let plugins: \[String: Plugin\]' "$generated"; then
+    echo "FAILED: UpdateCenter: plugins is not a [String: Plugin] ($(wc -l < "$generated") lines)"
+    exit 1
+  fi
   # The header names the decoder and the root type: `LenientDecoder.forX().decode(X.self`.
   header="$(grep -m1 '^//   let value = try LenientDecoder\.' "$generated")"
   factory="$(sed -E 's/.*LenientDecoder\.([A-Za-z0-9_]+)\(\).*/\1/' <<< "$header")"
@@ -149,7 +160,7 @@ for sample in "${samples[@]}"; do
   foundation=true
   if grep -q 'decoder.transform(' "$generated" || [ -n "$named" ]; then foundation=false; fi
   # Foundation's RootModel reads code/msg/data only.
-  if grep -q 'decoder.envelope = EnvelopeFormat(' "$generated"; then foundation=false; fi
+  if grep -q 'base.envelope = EnvelopeFormat(' "$generated"; then foundation=false; fi
   # Types in an enum of their own (names repeat across samples); the decoder's extension at file
   # scope, its types qualified.
   {
@@ -170,11 +181,12 @@ check(
 SWIFT
   done
 done
-# Two generated sets as they are (types nested in their roots), in one module beside a
+# Generated sets as they are (types nested in their roots), in one module beside a
 # hand-written `Issue` (Swift Testing has one too): no name may collide.
 echo 'struct Issue {}' > "$scratch/Sources/ModelCheck/Issue.swift"
 for together in \
   "TogetherIssues|--envelope|$repo/Fixtures/models/issue_page.json" \
+  "TogetherUser|--envelope|$repo/Fixtures/contracts/snake/user.json" \
   "TogetherRet|--format retStatus,retMsg,retBody,\"000\"|$repo/Fixtures/models/ret_envelope.json"; do
   IFS='|' read -r name flags file <<< "$together"
   # shellcheck disable=SC2086
@@ -183,6 +195,20 @@ for together in \
 check(
   $name.self, "$name", "$file", decoder: { LenientDecoder.for$name(policy: \$0) },
   envelope: true, named: [], foundation: false)
+SWIFT
+done
+# Two sets of one API on one decoder, composed either way round (as on one provider): each
+# sample decodes strictly, its dates read by the transforms its set added.
+for shared in \
+  "LenientDecoder.forTogetherUser(.forTogetherIssues(policy: \$0))" \
+  "LenientDecoder.forTogetherIssues(.forTogetherUser(policy: \$0))"; do
+  cat >> "$main" <<SWIFT
+check(
+  TogetherIssues.self, "shared decoder", "$repo/Fixtures/models/issue_page.json",
+  decoder: { $shared }, envelope: true, named: [], foundation: false)
+check(
+  TogetherUser.self, "shared decoder", "$repo/Fixtures/contracts/snake/user.json",
+  decoder: { $shared }, envelope: true, named: [], foundation: false)
 SWIFT
 done
 echo 'exit(failures == 0 ? 0 : 1)' >> "$main"

@@ -24,6 +24,16 @@ package enum Command {
            envelope query FILE PATH
            envelope models FILE... [--name Root] [--at PATH] [--envelope]
                            [--format code,msg,data[,success codes]] [--public] [--var]
+                           [--enums] [--require-keys]
+      models: Codable structs for every sample given, with the decoder they are written for
+      (LenientDecoder.forRoot(), built on forRoot(_ base:) that adds them to any decoder, so
+      several sets share one provider). An object whose keys are data is [String: T]; objects
+      of one shape are one type; a key whose string values pick the shape of the object or of
+      a sibling (type + payload) is a TaggedDecodable enum with an unknown case.
+      --enums         a string key with a small closed set of values is an enum whose unknown
+                      case lenient decoding falls back to (CaseDefaultable)
+      --require-keys  the decoder sets missingKeys = .error: a required key missing or null
+                      is an error, never a default
     """
 
   /// Runs the command line (without the program name).
@@ -97,7 +107,7 @@ package enum Command {
       arguments,
       flags: [
         "--name": true, "--at": true, "--envelope": false, "--format": true, "--public": false,
-        "--var": false,
+        "--var": false, "--enums": false, "--require-keys": false,
       ])
     let files = options.positional
     guard !files.isEmpty else { throw Failure(message: "models needs at least one FILE\n\(usage)") }
@@ -106,6 +116,8 @@ package enum Command {
     writing.envelope = options.has("--envelope")
     writing.isPublic = options.has("--public")
     writing.isMutable = options.has("--var")
+    writing.enums = options.has("--enums")
+    writing.requireKeys = options.has("--require-keys")
     writing.files = files.map { URL(fileURLWithPath: $0).lastPathComponent }
     writing.path = try options.value("--at")
     var path = writing.path.map(parsePath) ?? .root

@@ -22,9 +22,13 @@ struct ModelWriter {
     var format: String?
     /// `--at`, as given: where the model is read (inside data for an envelope).
     var path: String?
+    /// `--enums`: strings with a small closed set of values are enums.
+    var enums = false
+    /// `--require-keys`: the decoder's `missingKeys` is `.error`.
+    var requireKeys = false
   }
 
-  struct Property {
+  struct Property: Hashable {
     var name: String
     /// The key's string as the decoder compares it: the JSON key after `.convertFromSnakeCase`.
     var codingKey: String
@@ -32,6 +36,8 @@ struct ModelWriter {
     var type = ""
     /// Why the samples disagree and how they are read.
     var comment: String?
+    /// The transform the decoder reads the value with (`.iso8601`).
+    var transform: String?
   }
 
   struct Declaration {
@@ -41,6 +47,10 @@ struct ModelWriter {
     var properties: [Property]
     /// Keys the key strategy reads as another property's key.
     var leftOut: [String]
+    /// Set for a tagged enum rather than a struct.
+    var tagged: TaggedEnum?
+    /// Set for a string enum (`--enums`).
+    var stringEnum: StringEnum?
   }
 
   /// Nesting past which a value is typed `JSON`.
@@ -48,12 +58,26 @@ struct ModelWriter {
 
   private var declarations: [Declaration] = []
   private var usedNames: Set<String> = []
+  /// `--enums`.
+  private var enums = false
+  /// The string enums declared, by their cases: one type for the same values.
+  private var enumsByCases: [[StringEnum.Case]: String] = [:]
+  /// The declared structs by what they hold (properties, keys left out): an object of the same
+  /// shape as one declared before is that type.
+  private var byContents: [Contents: String] = [:]
+
+  /// What makes two structs the same type.
+  private struct Contents: Hashable {
+    var properties: [Property]
+    var leftOut: [String]
+  }
   /// `decoder.transform(Model.self, key: "startsAt", .iso8601)` lines.
-  private var transforms: [(model: String, key: String, transform: String)] = []
+  private var transforms: [DecoderWriter.Transform] = []
 
   /// The source text for `shape`.
   static func source(for shape: Shape, options: Options) -> String {
     var writer = ModelWriter()
+    writer.enums = options.enums
     var root = Names.typeName(options.rootName)
     if Names.reservedTypes.contains(root) { root += "Root" }
     // A root that is not a struct is a typealias of that name: no nested type may take it.
@@ -79,6 +103,17 @@ struct ModelWriter {
     let inData = options.path.map { ", inData: \(Names.literal($0))" } ?? ""
     lines.append("//   let value = try await Provider<API>(decoder: .\(factory)())")
     lines.append("//     .request(target, as: \(root).self\(inData))")
+    lines.append(
+      "// Beside another generated set of the same API, on one decoder: .\(factory)(.forOther())")
+    lines.append(
+      contentsOf: wrap(
+        options.requireKeys
+          ? "A required key that is missing or null is an error in both policies "
+            + "(--require-keys: missingKeys = .error)."
+          : "For models that must not invent values, set `missingKeys = .error` on the decoder "
+            + "(--require-keys writes it): a required key missing or null is then an error, not "
+            + "a default.",
+        prefix: "// "))
     lines.append("")
     lines.append("import EnvelopeKit")
     lines.append("import Foundation")
@@ -102,58 +137,11 @@ struct ModelWriter {
       lines.append(closing)
     }
     lines.append("")
-    lines.append("extension LenientDecoder {")
-    if options.isPublic {
-      lines.append(
-        contentsOf: wrap(
-          "The decoder `\(root)` is written for: keys converted from snake_case, "
-            + (options.envelope
-              ? (options.format == nil ? "" : "the samples' envelope format, ")
-              : "no envelope (`EnvelopeFormat.plain`), ")
-            + "and each date read by its transform.",
-          prefix: "  /// "))
-      lines.append("  ///")
-      lines.append("  /// - Parameter policy: lenient (coercions reported) or strict.")
-      lines.append("  /// - Returns: the decoder.")
-    }
-    let signature =
-      "  \(access)static func \(factory)(policy: DecodingPolicy = .lenient) -> LenientDecoder {"
-    if signature.count <= 100 {
-      lines.append(signature)
-    } else {
-      lines.append("  \(access)static func \(factory)(")
-      lines.append("    policy: DecodingPolicy = .lenient")
-      lines.append("  ) -> LenientDecoder {")
-    }
-    lines.append("    var decoder = LenientDecoder(policy: policy)")
-    lines.append("    decoder.keyDecodingStrategy = .convertFromSnakeCase")
-    if !options.envelope { lines.append("    decoder.envelope = .plain") }
-    if let format = options.format {
-      let line = "    decoder.envelope = \(format)"
-      if line.count <= 100 {
-        lines.append(line)
-      } else if let open = format.firstIndex(of: "("), format.hasSuffix(")") {
-        lines.append("    decoder.envelope = \(format[...open])")
-        let arguments = format[format.index(after: open)..<format.index(before: format.endIndex)]
-        lines.append(contentsOf: fitted("      " + arguments + ")"))
-      }
-    }
-    let host = writer.declarations.first?.name
-    for (nested, key, transform) in writer.transforms {
-      let model = nested == host ? nested : "\(host ?? "").\(nested)"
-      let call = "    decoder.transform(\(model).self, key: \(Names.literal(key)), \(transform))"
-      if call.count <= 100 || 6 + Names.literal(key).count + 1 > 100 {
-        lines.append(contentsOf: Self.fitted(call))
-      } else {
-        lines.append("    decoder.transform(")
-        lines.append("      \(model).self,")
-        lines.append("      key: \(Names.literal(key)),")
-        lines.append("      \(transform))")
-      }
-    }
-    lines.append("    return decoder")
-    lines.append("  }")
-    lines.append("}")
+    lines.append(
+      contentsOf: DecoderWriter(
+        root: root, factory: factory, options: options, host: writer.declarations.first?.name,
+        transforms: writer.transforms
+      ).lines)
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -186,26 +174,83 @@ struct ModelWriter {
         name: scalar.name, transform: scalar.transform,
         comment: scalar.disagreement ?? scalar.note)
       if scalar.name == "JSON" { return typed }
+      if enums, direct, let key, scalar.name == "String", scalar.disagreement == nil,
+        let stringEnum = StringEnum(name: Names.typeName(key), values: values)
+      {
+        typed.name = declare(stringEnum, origin: origin)
+      }
     case .array(let element, let nullable):
       typed = typeName(
         for: element, suggested: Names.singular(suggested), key: key, direct: false,
         origin: "the elements of " + origin, optional: nullable, depth: depth + 1)
       typed.name = "[" + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
-    case .object(let object) where object.isKeyedByIDs:
+    case .object(let object) where object.isMap:
       typed = typeName(
         for: Shape.merging(object.fields.map(\.shape)), suggested: Names.singular(suggested),
         key: key, direct: false, origin: "the values of " + origin,
         optional: object.fields.contains { $0.holdsNull }, depth: depth + 1)
       typed.name = "[String: " + (typed.name == "JSON?" ? "JSON" : typed.name) + "]"
     case .object(let object):
-      typed = Typed(name: declare(object, named: suggested, origin: origin, depth: depth))
+      if let choice = TaggedChoice(object) {
+        typed = Typed(name: declareTagged(choice, named: suggested, origin: origin, depth: depth))
+      } else {
+        typed = Typed(name: declare(object, named: suggested, origin: origin, depth: depth))
+      }
     }
     if optional { typed.name += "?" }
     return typed
   }
 
+  /// A string enum, or the one declared before with the same cases.
+  private mutating func declare(_ stringEnum: StringEnum, origin: String) -> String {
+    if let existing = enumsByCases[stringEnum.cases] { return existing }
+    var stringEnum = stringEnum
+    stringEnum.name = unique(stringEnum.name)
+    enumsByCases[stringEnum.cases] = stringEnum.name
+    declarations.append(
+      Declaration(
+        name: stringEnum.name, origin: "Samples of " + origin, properties: [], leftOut: [],
+        stringEnum: stringEnum))
+    return stringEnum.name
+  }
+
+  /// A tagged enum, then a struct per tag value (its sibling's type named after the value:
+  /// `PushEventPayload`).
+  private mutating func declareTagged(
+    _ choice: TaggedChoice, named suggested: String, origin: String, depth: Int
+  ) -> String {
+    let name = unique(Names.typeName(suggested))
+    let index = declarations.count
+    var tagged = TaggedEnum(
+      name: name, jsonKey: choice.key, codingKey: convertFromSnakeCase(choice.key),
+      sibling: choice.sibling)
+    declarations.append(
+      Declaration(name: name, origin: origin, properties: [], leftOut: [], tagged: tagged))
+    var caseNames: Set<String> = ["unknown"]
+    for variant in choice.variants {
+      let typeName = Names.typeName(variant.value)
+      let type = declare(
+        variant.shape, named: typeName,
+        origin: "\(origin) whose \(Names.literal(choice.key)) is \(Names.literal(variant.value))",
+        depth: depth + 1, prefixing: choice.sibling.map { ($0, typeName) })
+      let base = Names.propertyName(variant.value)
+      var caseName = base
+      var number = 2
+      while !caseNames.insert(caseName).inserted {
+        caseName = base + String(number)
+        number += 1
+      }
+      tagged.cases.append(TaggedEnum.Case(name: caseName, value: variant.value, type: type))
+    }
+    declarations[index].tagged = tagged
+    return name
+  }
+
+  /// A struct for `object`; `prefixing`: a key whose type is named with a prefix
+  /// (`("payload", "PushEvent")` → `PushEventPayload`).
   private mutating func declare(
-    _ object: ObjectShape, named suggested: String, origin: String, depth: Int
+    _ object: ObjectShape, named suggested: String, origin: String, depth: Int,
+    prefixing: (key: String, prefix: String)? = nil
   ) -> String {
     let name = unique(Names.typeName(suggested))
     let index = declarations.count
@@ -243,16 +288,33 @@ struct ModelWriter {
     }
     declarations.append(
       Declaration(name: name, origin: origin, properties: properties, leftOut: leftOut))
+    let firstTransform = transforms.count  // this struct's transforms before its nested ones'
     for (position, field) in fields.enumerated() {
+      let suggested =
+        prefixing.map { $0.key == field.key ? $0.prefix + Names.typeName(field.key) : field.key }
+        ?? field.key
       let typed = typeName(
-        for: field.shape, suggested: field.key, key: field.key, direct: true,
+        for: field.shape, suggested: suggested, key: field.key, direct: true,
         origin: Names.literal(field.key), optional: field.optional, depth: depth + 1)
       declarations[index].properties[position].type = typed.name
       declarations[index].properties[position].comment = typed.comment
-      if let transform = typed.transform {
-        transforms.append((name, declarations[index].properties[position].codingKey, transform))
-      }
+      declarations[index].properties[position].transform = typed.transform
     }
+    // The same contents as a struct declared before: that struct, and this name is free again.
+    // (Its own nested structs were then the same as that one's, so it declared none.)
+    let contents = Contents(properties: declarations[index].properties, leftOut: leftOut)
+    if let existing = byContents[contents], declarations.count == index + 1 {
+      declarations.removeLast()
+      usedNames.remove(name)
+      return existing
+    }
+    byContents[contents] = name
+    transforms.insert(
+      contentsOf: declarations[index].properties.compactMap { property in
+        property.transform.map {
+          DecoderWriter.Transform(model: name, key: property.codingKey, transform: $0)
+        }
+      }, at: firstTransform)
     return name
   }
 
@@ -276,6 +338,12 @@ struct ModelWriter {
   }
 
   private func lines(_ declaration: Declaration, options: Options, width: Int) -> [String] {
+    if let tagged = declaration.tagged {
+      return tagged.lines(options: options, origin: declaration.origin, width: width)
+    }
+    if let stringEnum = declaration.stringEnum {
+      return stringEnum.lines(options: options, origin: declaration.origin, width: width)
+    }
     let access = options.isPublic ? "public " : ""
     let binding = options.isMutable ? "var" : "let"
     var lines: [String] = []

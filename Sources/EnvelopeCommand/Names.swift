@@ -46,6 +46,15 @@ enum Names {
     return name == "self" ? "selfValue" : name  // `self` would hide self in an init
   }
 
+  /// `user_id`, `userId`, `_links`: ASCII letters, digits and underscores, not starting with a
+  /// digit: a key that names a property rather than holding data (`"workflow-aggregator"`).
+  static func isIdentifierLike(_ key: String) -> Bool {
+    guard let first = key.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+    return key.unicodeScalars.allSatisfy {
+      ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+    }
+  }
+
   /// `userId`: an ASCII letter in lower case, then letters and digits.
   static func isLowerCamelCase(_ name: String) -> Bool {
     guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }

@@ -15,23 +15,39 @@ indirect enum Shape: Equatable {
   /// Samples disagree between containers, or between a container and a scalar: kept as `JSON`.
   case json
 
-  /// The shape of one sample.
-  init(_ value: JSON) {
+  /// The shape of one sample; `tags`: whether objects keep the samples of each string value of
+  /// their keys apart (``ObjectShape/tags``).
+  init(_ value: JSON, tags: Bool = true) {
     switch value {
     case .null: self = .null
     case .bool, .number, .string: self = .scalars([value])
     case .array(let elements):
       self = .array(
-        Shape.merging(elements.map(Shape.init)), nullable: elements.contains { $0.isNull })
+        Shape.merging(elements.map { Shape($0, tags: tags) }),
+        nullable: elements.contains { $0.isNull })
     case .object(let object):
-      self = .object(ObjectShape(object))
+      self = .object(ObjectShape(object, tags: tags))
     }
   }
 
-  /// Whether the models declare a struct for it: an object not keyed by ids.
+  /// Whether the models declare a struct for it: an object that is not a map.
   var isStruct: Bool {
-    if case .object(let object) = self { return !object.isKeyedByIDs }
+    if case .object(let object) = self { return !object.isMap }
     return false
+  }
+
+  /// What kind of JSON value every sample is: the same for shapes a map's values may share.
+  var kind: String {
+    switch self {
+    case .unknown: return "unknown"
+    case .null: return "null"
+    case .scalars(let values):
+      let first = values.first?.kindName ?? "unknown"
+      return values.allSatisfy { $0.kindName == first } ? first : "scalars"
+    case .array: return "array"
+    case .object: return "object"
+    case .json: return "json"
+    }
   }
 
   /// The shape that holds every one of `shapes`, merged in halves so that long arrays cost
@@ -74,9 +90,30 @@ struct ObjectShape: Equatable {
     var holdsNull: Bool
   }
 
+  /// The samples of one value of a key that may be a tag: those whose key held `value`.
+  struct Variant: Equatable {
+    var value: String
+    /// The samples' shape, without tags of its own.
+    var shape: ObjectShape
+  }
+
+  /// A key held a short string in every sample: the samples of each value, apart, in first-seen
+  /// order, so that the writer can tell whether the value picks the shape (``TaggedChoice``).
+  struct Tag: Equatable {
+    var key: String
+    var variants: [Variant]
+  }
+
+  /// Distinct values past which a key is not a tag.
+  static let maxVariants = 16
+  /// Strings longer than this are not tags.
+  static let maxTagLength = 64
+
   var fields: [Field] = []
   /// How many samples were merged.
   var samples: Int
+  /// Keys that may be tags, in field order.
+  var tags: [Tag] = []
 
   /// Every key is a number (`"205705993"`): ids used as keys, read as a dictionary.
   var isKeyedByIDs: Bool {
@@ -87,18 +124,73 @@ struct ObjectShape: Equatable {
       }
   }
 
+  /// Keys from which a map is told apart from a struct by the count alone, when their values
+  /// are objects of one shape (Jenkins' `plugins`: hundreds of plugin names).
+  static let manyKeys = 20
+
+  /// Whether the object is read as a dictionary `[String: T]` rather than a struct, as
+  /// quicktype infers maps: keys that are ids (`"205705993"`), or values of one kind (objects
+  /// that mostly share their keys, arrays, or scalars of one kind) under keys that are many
+  /// (``manyKeys``, for objects and arrays) or mostly not names (`"workflow-aggregator"`,
+  /// `"en-GB"`, at least three).
+  var isMap: Bool {
+    if isKeyedByIDs { return true }
+    guard fields.count >= 2 else { return false }
+    let shapes = fields.map(\.shape).filter { $0 != .null }
+    guard let kind = shapes.first?.kind,
+      ["object", "array", "string", "number", "bool"].contains(kind),
+      shapes.allSatisfy({ $0.kind == kind })
+    else { return false }
+    let notNames = fields.count(where: { !Names.isIdentifierLike($0.key) })
+    let manyNotNames = fields.count >= 3 && notNames * 2 > fields.count
+    switch kind {
+    case "object":
+      return (fields.count >= Self.manyKeys || manyNotNames) && Self.shareKeys(shapes)
+    case "array":
+      return (fields.count >= Self.manyKeys || manyNotNames)
+        && Shape.merging(shapes) != .json
+    default:
+      return manyNotNames
+    }
+  }
+
+  /// Whether objects mostly share their keys: on average each has at least half of all the keys
+  /// seen in any of them.
+  private static func shareKeys(_ shapes: [Shape]) -> Bool {
+    var union: Set<String> = []
+    var total = 0
+    for case .object(let object) in shapes {
+      union.formUnion(object.fields.map(\.key))
+      total += object.fields.count
+    }
+    guard !union.isEmpty else { return true }  // empty objects: one shape
+    return total * 2 >= union.count * shapes.count
+  }
+
   init(fields: [Field], samples: Int) {
     self.fields = fields
     self.samples = samples
   }
 
-  /// The shape of one sample (a repeated key counts once).
-  init(_ object: JSONObject) {
+  /// The shape of one sample (a repeated key counts once); `tags`: whether to keep the
+  /// sample apart under each key holding a short string.
+  init(_ object: JSONObject, tags: Bool = true) {
     samples = 1
     var seen: Set<String> = []
     for (key, value) in object where seen.insert(key).inserted {
       fields.append(
-        Field(key: key, shape: Shape(value), optional: value.isNull, holdsNull: value.isNull))
+        Field(
+          key: key, shape: Shape(value, tags: tags), optional: value.isNull,
+          holdsNull: value.isNull))
+    }
+    guard tags else { return }
+    var plain: ObjectShape?
+    seen = []
+    for (key, value) in object where seen.insert(key).inserted {
+      guard case .string(let text) = value, text.count <= Self.maxTagLength else { continue }
+      let shape = plain ?? ObjectShape(object, tags: false)
+      plain = shape
+      self.tags.append(Tag(key: key, variants: [Variant(value: text, shape: shape)]))
     }
   }
 
@@ -126,6 +218,21 @@ struct ObjectShape: Equatable {
       var missing = field
       missing.optional = true
       result.fields.append(missing)
+    }
+    // A tag is in every sample: a key only one side holds as a short string is none.
+    for tag in tags {
+      guard let match = other.tags.first(where: { $0.key == tag.key }) else { continue }
+      var variants = tag.variants
+      for variant in match.variants {
+        if let position = variants.firstIndex(where: { $0.value == variant.value }) {
+          variants[position].shape = variants[position].shape.merged(with: variant.shape)
+        } else {
+          variants.append(variant)
+        }
+      }
+      if variants.count <= Self.maxVariants {
+        result.tags.append(Tag(key: tag.key, variants: variants))
+      }
     }
     return result
   }

@@ -107,7 +107,7 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
     let plain = run(["models", "r.json", "--name", "Repo"], files: ["r.json": repo])
     #expect(plain.status == 0)
     // The decoder says there is no envelope, so a provider's `request` reads the whole body.
-    #expect(plain.output.contains("    decoder.envelope = .plain\n"))
+    #expect(plain.output.contains("    base.envelope = .plain\n"))
     #expect(plain.output.contains("//   let value = try await Provider<API>(decoder: .forRepo())"))
     #expect(plain.output.contains("//     .request(target, as: Repo.self)\n"))
     let wrapped = run(

@@ -7,268 +7,389 @@ import Foundation
 enum GitHubEventsAPI {
   typealias GitHubEvents = [GitHubEvent]
 
-  struct GitHubEvent: Codable, Sendable {
-    let type: String
-    let createdAt: Date
-    let actor: Actor
-    let repo: Repo
-    let `public`: Bool
-    let payload: Payload
-    let id: String
-    let org: Org?
-  }
+  enum GitHubEvent: TaggedDecodable, TaggedEncodable, Sendable {
+    case pushEvent(PushEvent)
+    case createEvent(CreateEvent)
+    case forkEvent(ForkEvent)
+    case watchEvent(WatchEvent)
+    case issueCommentEvent(IssueCommentEvent)
+    case issuesEvent(IssuesEvent)
+    case gollumEvent(GollumEvent)
+    case unknown(String?, JSON)
 
-  struct Actor: Codable, Sendable {
-    let gravatarId: String
-    let login: String
-    let avatarUrl: URL
-    let url: URL
-    let id: Int
-  }
+    static let tagPath: JSONPath = "type"
+    static let variants: [String: TaggedVariant<GitHubEvent>] = [
+      "PushEvent": TaggedVariant(PushEvent.self) { .pushEvent($0) },
+      "CreateEvent": TaggedVariant(CreateEvent.self) { .createEvent($0) },
+      "ForkEvent": TaggedVariant(ForkEvent.self) { .forkEvent($0) },
+      "WatchEvent": TaggedVariant(WatchEvent.self) { .watchEvent($0) },
+      "IssueCommentEvent": TaggedVariant(IssueCommentEvent.self) { .issueCommentEvent($0) },
+      "IssuesEvent": TaggedVariant(IssuesEvent.self) { .issuesEvent($0) },
+      "GollumEvent": TaggedVariant(GollumEvent.self) { .gollumEvent($0) },
+    ]
 
-  struct Repo: Codable, Sendable {
-    let url: URL
-    let id: Int
-    let name: String
-  }
+    static func unknown(tag: String?, json: JSON) -> GitHubEvent? { .unknown(tag, json) }
 
-  struct Payload: Codable, Sendable {
-    let commits: [Commit]?
-    let distinctSize: Int?
-    let ref: String?
-    let pushId: Int?
-    let head: String?
-    let before: String?
-    let size: Int?
-    let description: String?
-    let masterBranch: String?
-    let refType: String?
-    let forkee: Forkee?
-    let action: String?
-    let issue: Issue?
-    let comment: Comment?
-    let pages: [Page]?
-  }
+    var tag: String {
+      switch self {
+      case .pushEvent: "PushEvent"
+      case .createEvent: "CreateEvent"
+      case .forkEvent: "ForkEvent"
+      case .watchEvent: "WatchEvent"
+      case .issueCommentEvent: "IssueCommentEvent"
+      case .issuesEvent: "IssuesEvent"
+      case .gollumEvent: "GollumEvent"
+      case .unknown(let tag, _): tag ?? ""
+      }
+    }
 
-  struct Commit: Codable, Sendable {
-    let url: URL
-    let message: String
-    let distinct: Bool
-    let sha: String
-    let author: Author
-  }
+    var variantValue: any Encodable {
+      switch self {
+      case .pushEvent(let value): value
+      case .createEvent(let value): value
+      case .forkEvent(let value): value
+      case .watchEvent(let value): value
+      case .issueCommentEvent(let value): value
+      case .issuesEvent(let value): value
+      case .gollumEvent(let value): value
+      case .unknown(_, let json): json
+      }
+    }
 
-  struct Author: Codable, Sendable {
-    let email: String
-    let name: String
-  }
+    struct PushEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: PushEventPayload
+      let id: String
+      let org: Actor?
+    }
 
-  struct Forkee: Codable, Sendable {
-    let description: String
-    let fork: Bool
-    let url: URL
-    let language: String
-    let stargazersUrl: URL
-    let cloneUrl: URL
-    let tagsUrl: URL
-    let fullName: String
-    let mergesUrl: URL
-    let forks: Int
-    let `private`: Bool
-    let gitRefsUrl: URL
-    let archiveUrl: URL
-    let collaboratorsUrl: URL
-    let owner: Owner
-    let languagesUrl: URL
-    let treesUrl: URL
-    let labelsUrl: URL
-    let htmlUrl: URL
-    let pushedAt: Date
-    let createdAt: Date
-    let hasIssues: Bool
-    let forksUrl: URL
-    let branchesUrl: URL
-    let commitsUrl: URL
-    let notificationsUrl: URL
-    let openIssues: Int
-    let contentsUrl: URL
-    let blobsUrl: URL
-    let issuesUrl: URL
-    let compareUrl: URL
-    let issueEventsUrl: URL
-    let name: String
-    let updatedAt: Date
-    let statusesUrl: URL
-    let forksCount: Int
-    let assigneesUrl: URL
-    let sshUrl: String
-    let `public`: Bool
-    let hasWiki: Bool
-    let subscribersUrl: URL
-    let mirrorUrl: JSON?
-    let watchersCount: Int
-    let id: Int
-    let hasDownloads: Bool
-    let gitCommitsUrl: URL
-    let downloadsUrl: URL
-    let pullsUrl: URL
-    let homepage: String?
-    let issueCommentUrl: URL
-    let hooksUrl: URL
-    let subscriptionUrl: URL
-    let milestonesUrl: URL
-    let svnUrl: URL
-    let eventsUrl: URL
-    let gitTagsUrl: URL
-    let teamsUrl: URL
-    let commentsUrl: URL
-    let openIssuesCount: Int
-    let keysUrl: URL
-    let gitUrl: String
-    let contributorsUrl: URL
-    let size: Int
-    let watchers: Int
-  }
+    struct Actor: Codable, Sendable {
+      let gravatarId: String
+      let login: String
+      let avatarUrl: URL
+      let url: URL
+      let id: Int
+    }
 
-  struct Owner: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let organizationsUrl: URL
-    let receivedEventsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct Repo: Codable, Sendable {
+      let url: URL
+      let id: Int
+      let name: String
+    }
 
-  struct Issue: Codable, Sendable {
-    let user: User
-    let url: URL
-    let labels: [JSON]
-    let htmlUrl: URL
-    let labelsUrl: URL
-    let pullRequest: PullRequest
-    let createdAt: Date
-    let closedAt: Date?
-    let milestone: JSON?
-    let title: String
-    let body: String
-    let updatedAt: Date
-    let number: Int
-    let state: String
-    let assignee: Assignee?
-    let id: Int
-    let eventsUrl: URL
-    let commentsUrl: URL
-    let comments: Int
-  }
+    struct PushEventPayload: Codable, Sendable {
+      let commits: [Commit]
+      let distinctSize: Int
+      let ref: String
+      let pushId: Int
+      let head: String
+      let before: String
+      let size: Int
+    }
 
-  struct User: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let receivedEventsUrl: URL
-    let organizationsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct Commit: Codable, Sendable {
+      let url: URL
+      let message: String
+      let distinct: Bool
+      let sha: String
+      let author: Author
+    }
 
-  struct PullRequest: Codable, Sendable {
-    let htmlUrl: JSON?
-    let patchUrl: JSON?
-    let diffUrl: JSON?
-  }
+    struct Author: Codable, Sendable {
+      let email: String
+      let name: String
+    }
 
-  struct Assignee: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let organizationsUrl: URL
-    let receivedEventsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct CreateEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: CreateEventPayload
+      let id: String
+    }
 
-  struct Comment: Codable, Sendable {
-    let user: User2
-    let url: URL
-    let issueUrl: URL
-    let createdAt: Date
-    let body: String
-    let updatedAt: Date
-    let id: Int
-  }
+    struct CreateEventPayload: Codable, Sendable {
+      let description: String
+      let masterBranch: String
+      let ref: String?
+      let refType: String
+    }
 
-  struct User2: Codable, Sendable {
-    let url: URL
-    let gistsUrl: URL
-    let gravatarId: String
-    let type: String
-    let avatarUrl: URL
-    let subscriptionsUrl: URL
-    let receivedEventsUrl: URL
-    let organizationsUrl: URL
-    let reposUrl: URL
-    let login: String
-    let id: Int
-    let starredUrl: URL
-    let eventsUrl: URL
-    let followersUrl: URL
-    let followingUrl: URL
-  }
+    struct ForkEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: ForkEventPayload
+      let id: String
+      let org: Actor?
+    }
 
-  struct Page: Codable, Sendable {
-    let pageName: String
-    let htmlUrl: URL
-    let title: String
-    let sha: String
-    let summary: JSON?
-    let action: String
-  }
+    struct ForkEventPayload: Codable, Sendable {
+      let forkee: Forkee
+    }
 
-  struct Org: Codable, Sendable {
-    let gravatarId: String
-    let login: String
-    let avatarUrl: URL
-    let url: URL
-    let id: Int
+    struct Forkee: Codable, Sendable {
+      let description: String
+      let fork: Bool
+      let url: URL
+      let language: String
+      let stargazersUrl: URL
+      let cloneUrl: URL
+      let tagsUrl: URL
+      let fullName: String
+      let mergesUrl: URL
+      let forks: Int
+      let `private`: Bool
+      let gitRefsUrl: URL
+      let archiveUrl: URL
+      let collaboratorsUrl: URL
+      let owner: Owner
+      let languagesUrl: URL
+      let treesUrl: URL
+      let labelsUrl: URL
+      let htmlUrl: URL
+      let pushedAt: Date
+      let createdAt: Date
+      let hasIssues: Bool
+      let forksUrl: URL
+      let branchesUrl: URL
+      let commitsUrl: URL
+      let notificationsUrl: URL
+      let openIssues: Int
+      let contentsUrl: URL
+      let blobsUrl: URL
+      let issuesUrl: URL
+      let compareUrl: URL
+      let issueEventsUrl: URL
+      let name: String
+      let updatedAt: Date
+      let statusesUrl: URL
+      let forksCount: Int
+      let assigneesUrl: URL
+      let sshUrl: String
+      let `public`: Bool
+      let hasWiki: Bool
+      let subscribersUrl: URL
+      let mirrorUrl: JSON?
+      let watchersCount: Int
+      let id: Int
+      let hasDownloads: Bool
+      let gitCommitsUrl: URL
+      let downloadsUrl: URL
+      let pullsUrl: URL
+      let homepage: String?
+      let issueCommentUrl: URL
+      let hooksUrl: URL
+      let subscriptionUrl: URL
+      let milestonesUrl: URL
+      let svnUrl: URL
+      let eventsUrl: URL
+      let gitTagsUrl: URL
+      let teamsUrl: URL
+      let commentsUrl: URL
+      let openIssuesCount: Int
+      let keysUrl: URL
+      let gitUrl: String
+      let contributorsUrl: URL
+      let size: Int
+      let watchers: Int
+    }
+
+    struct Owner: Codable, Sendable {
+      let url: URL
+      let gistsUrl: URL
+      let gravatarId: String
+      let type: String
+      let avatarUrl: URL
+      let subscriptionsUrl: URL
+      let organizationsUrl: URL
+      let receivedEventsUrl: URL
+      let reposUrl: URL
+      let login: String
+      let id: Int
+      let starredUrl: URL
+      let eventsUrl: URL
+      let followersUrl: URL
+      let followingUrl: URL
+    }
+
+    struct WatchEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: WatchEventPayload
+      let id: String
+      let org: Actor?
+    }
+
+    struct WatchEventPayload: Codable, Sendable {
+      let action: String
+    }
+
+    struct IssueCommentEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: IssueCommentEventPayload
+      let id: String
+      let org: Actor?
+    }
+
+    struct IssueCommentEventPayload: Codable, Sendable {
+      let issue: Issue
+      let action: String
+      let comment: Comment
+    }
+
+    struct Issue: Codable, Sendable {
+      let user: User
+      let url: URL
+      let labels: [JSON]
+      let htmlUrl: URL
+      let labelsUrl: URL
+      let pullRequest: PullRequest
+      let createdAt: Date
+      let closedAt: Date?
+      let milestone: JSON?
+      let title: String
+      let body: String
+      let updatedAt: Date
+      let number: Int
+      let state: String
+      let assignee: JSON?
+      let id: Int
+      let eventsUrl: URL
+      let commentsUrl: URL
+      let comments: Int
+    }
+
+    struct User: Codable, Sendable {
+      let url: URL
+      let gistsUrl: URL
+      let gravatarId: String
+      let type: String
+      let avatarUrl: URL
+      let subscriptionsUrl: URL
+      let receivedEventsUrl: URL
+      let organizationsUrl: URL
+      let reposUrl: URL
+      let login: String
+      let id: Int
+      let starredUrl: URL
+      let eventsUrl: URL
+      let followersUrl: URL
+      let followingUrl: URL
+    }
+
+    struct PullRequest: Codable, Sendable {
+      let htmlUrl: JSON?
+      let patchUrl: JSON?
+      let diffUrl: JSON?
+    }
+
+    struct Comment: Codable, Sendable {
+      let user: User
+      let url: URL
+      let issueUrl: URL
+      let createdAt: Date
+      let body: String
+      let updatedAt: Date
+      let id: Int
+    }
+
+    struct IssuesEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: IssuesEventPayload
+      let id: String
+    }
+
+    struct IssuesEventPayload: Codable, Sendable {
+      let issue: Issue2
+      let action: String
+    }
+
+    struct Issue2: Codable, Sendable {
+      let user: Owner
+      let url: URL
+      let labels: [JSON]
+      let htmlUrl: URL
+      let labelsUrl: URL
+      let pullRequest: PullRequest
+      let title: String
+      let createdAt: Date
+      let closedAt: JSON?
+      let milestone: JSON?
+      let body: String
+      let updatedAt: Date
+      let assignee: Owner
+      let number: Int
+      let state: String
+      let id: Int
+      let eventsUrl: URL
+      let commentsUrl: URL
+      let comments: Int
+    }
+
+    struct GollumEvent: Codable, Sendable {
+      let createdAt: Date
+      let actor: Actor
+      let repo: Repo
+      let `public`: Bool
+      let payload: GollumEventPayload
+      let id: String
+    }
+
+    struct GollumEventPayload: Codable, Sendable {
+      let pages: [Page]
+    }
+
+    struct Page: Codable, Sendable {
+      let pageName: String
+      let htmlUrl: URL
+      let title: String
+      let sha: String
+      let summary: JSON?
+      let action: String
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
-    decoder.transform(GitHubEvent.self, key: "createdAt", .iso8601)
-    decoder.transform(Forkee.self, key: "pushedAt", .iso8601)
-    decoder.transform(Forkee.self, key: "createdAt", .iso8601)
-    decoder.transform(Forkee.self, key: "updatedAt", .iso8601)
-    decoder.transform(Issue.self, key: "createdAt", .iso8601)
-    decoder.transform(Issue.self, key: "closedAt", .iso8601)
-    decoder.transform(Issue.self, key: "updatedAt", .iso8601)
-    decoder.transform(Comment.self, key: "createdAt", .iso8601)
-    decoder.transform(Comment.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.PushEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.CreateEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.ForkEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "pushedAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Forkee.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.WatchEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.IssueCommentEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "closedAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.Comment.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Comment.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.IssuesEvent.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue2.self, key: "createdAt", .iso8601)
+    decoder.transform(GitHubEvent.Issue2.self, key: "updatedAt", .iso8601)
+    decoder.transform(GitHubEvent.GollumEvent.self, key: "createdAt", .iso8601)
     return decoder
   }
 }

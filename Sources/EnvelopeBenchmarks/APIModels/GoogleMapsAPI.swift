@@ -10,30 +10,32 @@ enum GoogleMapsAPI {
     let originAddresses: [String]
     let rows: [Row]
     let status: String
-  }
 
-  struct Row: Codable, Sendable {
-    let elements: [Element]
-  }
+    struct Row: Codable, Sendable {
+      let elements: [Element]
+    }
 
-  struct Element: Codable, Sendable {
-    let distance: Distance
-    let duration: Duration
-    let status: String
-  }
+    struct Element: Codable, Sendable {
+      let distance: Distance
+      let duration: Distance
+      let status: String
+    }
 
-  struct Distance: Codable, Sendable {
-    let text: String
-    let value: Int
-  }
-
-  struct Duration: Codable, Sendable {
-    let text: String
-    let value: Int
+    struct Distance: Codable, Sendable {
+      let text: String
+      let value: Int
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     return decoder
   }

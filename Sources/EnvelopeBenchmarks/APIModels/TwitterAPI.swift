@@ -33,210 +33,181 @@ enum TwitterAPI {
     let retweeted: Bool
     let possiblySensitive: Bool
     let lang: String
-  }
 
-  struct Entities: Codable, Sendable {
-    let hashtags: [JSON]
-    let symbols: [JSON]
-    let userMentions: [UserMention]
-    let urls: [Url]
-  }
+    struct Entities: Codable, Sendable {
+      let hashtags: [JSON]
+      let symbols: [JSON]
+      let userMentions: [UserMention]
+      let urls: [Url]
+    }
 
-  struct UserMention: Codable, Sendable {
-    let screenName: String
-    let name: String
-    let id: Int
-    let idStr: String
-    let indices: [Int]
-  }
+    struct UserMention: Codable, Sendable {
+      let screenName: String
+      let name: String
+      let id: Int
+      let idStr: String
+      let indices: [Int]
+    }
 
-  struct Url: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
+    struct Url: Codable, Sendable {
+      let url: URL
+      let expandedUrl: URL
+      let displayUrl: String
+      let indices: [Int]
+    }
 
-  struct User: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let name: String
-    let screenName: String
-    let location: String
-    let description: String
-    let url: URL
-    let entities: Entities2
-    let protected: Bool
-    let followersCount: Int
-    let friendsCount: Int
-    let listedCount: Int
-    let createdAt: String
-    let favouritesCount: Int
-    let utcOffset: Int
-    let timeZone: String
-    let geoEnabled: Bool
-    let verified: Bool
-    let statusesCount: Int
-    let lang: String
-    let contributorsEnabled: Bool
-    let isTranslator: Bool
-    let isTranslationEnabled: Bool
-    let profileBackgroundColor: String
-    let profileBackgroundImageUrl: URL
-    let profileBackgroundImageUrlHttps: URL
-    let profileBackgroundTile: Bool
-    let profileImageUrl: URL
-    let profileImageUrlHttps: URL
-    let profileBannerUrl: URL
-    let profileLinkColor: String
-    let profileSidebarBorderColor: String
-    let profileSidebarFillColor: String
-    let profileTextColor: String
-    let profileUseBackgroundImage: Bool
-    let hasExtendedProfile: Bool
-    let defaultProfile: Bool
-    let defaultProfileImage: Bool
-    let following: Bool
-    let followRequestSent: Bool
-    let notifications: Bool
-    let translatorType: String
-  }
+    struct User: Codable, Sendable {
+      let id: Int
+      let idStr: String
+      let name: String
+      let screenName: String
+      let location: String
+      let description: String
+      let url: URL
+      let entities: Entities2
+      let protected: Bool
+      let followersCount: Int
+      let friendsCount: Int
+      let listedCount: Int
+      let createdAt: String
+      let favouritesCount: Int
+      let utcOffset: Int
+      let timeZone: String
+      let geoEnabled: Bool
+      let verified: Bool
+      let statusesCount: Int
+      let lang: String
+      let contributorsEnabled: Bool
+      let isTranslator: Bool
+      let isTranslationEnabled: Bool
+      let profileBackgroundColor: String
+      let profileBackgroundImageUrl: URL
+      let profileBackgroundImageUrlHttps: URL
+      let profileBackgroundTile: Bool
+      let profileImageUrl: URL
+      let profileImageUrlHttps: URL
+      let profileBannerUrl: URL
+      let profileLinkColor: String
+      let profileSidebarBorderColor: String
+      let profileSidebarFillColor: String
+      let profileTextColor: String
+      let profileUseBackgroundImage: Bool
+      let hasExtendedProfile: Bool
+      let defaultProfile: Bool
+      let defaultProfileImage: Bool
+      let following: Bool
+      let followRequestSent: Bool
+      let notifications: Bool
+      let translatorType: String
+    }
 
-  struct Entities2: Codable, Sendable {
-    let url: Url2
-    let description: Description
-  }
+    struct Entities2: Codable, Sendable {
+      let url: Url2
+      let description: Description
+    }
 
-  struct Url2: Codable, Sendable {
-    let urls: [Url3]
-  }
+    struct Url2: Codable, Sendable {
+      let urls: [Url]
+    }
 
-  struct Url3: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
+    struct Description: Codable, Sendable {
+      let urls: [JSON]
+    }
 
-  struct Description: Codable, Sendable {
-    let urls: [JSON]
-  }
+    struct RetweetedStatus: Codable, Sendable {
+      let createdAt: String
+      let id: Int
+      let idStr: String
+      let text: String
+      let truncated: Bool
+      let entities: Entities3
+      let source: String
+      let inReplyToStatusId: JSON?
+      let inReplyToStatusIdStr: JSON?
+      let inReplyToUserId: JSON?
+      let inReplyToUserIdStr: JSON?
+      let inReplyToScreenName: JSON?
+      let user: User2
+      let geo: JSON?
+      let coordinates: JSON?
+      let place: JSON?
+      let contributors: JSON?
+      let isQuoteStatus: Bool
+      let retweetCount: Int
+      let favoriteCount: Int
+      let favorited: Bool
+      let retweeted: Bool
+      let possiblySensitive: Bool
+      let lang: String
+    }
 
-  struct RetweetedStatus: Codable, Sendable {
-    let createdAt: String
-    let id: Int
-    let idStr: String
-    let text: String
-    let truncated: Bool
-    let entities: Entities3
-    let source: String
-    let inReplyToStatusId: JSON?
-    let inReplyToStatusIdStr: JSON?
-    let inReplyToUserId: JSON?
-    let inReplyToUserIdStr: JSON?
-    let inReplyToScreenName: JSON?
-    let user: User2
-    let geo: JSON?
-    let coordinates: JSON?
-    let place: JSON?
-    let contributors: JSON?
-    let isQuoteStatus: Bool
-    let retweetCount: Int
-    let favoriteCount: Int
-    let favorited: Bool
-    let retweeted: Bool
-    let possiblySensitive: Bool
-    let lang: String
-  }
+    struct Entities3: Codable, Sendable {
+      let hashtags: [JSON]
+      let symbols: [JSON]
+      let userMentions: [JSON]
+      let urls: [Url]
+    }
 
-  struct Entities3: Codable, Sendable {
-    let hashtags: [JSON]
-    let symbols: [JSON]
-    let userMentions: [JSON]
-    let urls: [Url4]
-  }
+    struct User2: Codable, Sendable {
+      let id: Int
+      let idStr: String
+      let name: String
+      let screenName: String
+      let location: String
+      let description: String
+      let url: URL
+      let entities: Entities4
+      let protected: Bool
+      let followersCount: Int
+      let friendsCount: Int
+      let listedCount: Int
+      let createdAt: String
+      let favouritesCount: Int
+      let utcOffset: Int
+      let timeZone: String
+      let geoEnabled: Bool
+      let verified: Bool
+      let statusesCount: Int
+      let lang: String
+      let contributorsEnabled: Bool
+      let isTranslator: Bool
+      let isTranslationEnabled: Bool
+      let profileBackgroundColor: String
+      let profileBackgroundImageUrl: URL
+      let profileBackgroundImageUrlHttps: URL
+      let profileBackgroundTile: Bool
+      let profileImageUrl: URL
+      let profileImageUrlHttps: URL
+      let profileBannerUrl: URL
+      let profileLinkColor: String
+      let profileSidebarBorderColor: String
+      let profileSidebarFillColor: String
+      let profileTextColor: String
+      let profileUseBackgroundImage: Bool
+      let hasExtendedProfile: Bool
+      let defaultProfile: Bool
+      let defaultProfileImage: Bool
+      let following: Bool
+      let followRequestSent: Bool
+      let notifications: Bool
+      let translatorType: String
+    }
 
-  struct Url4: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
-
-  struct User2: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let name: String
-    let screenName: String
-    let location: String
-    let description: String
-    let url: URL
-    let entities: Entities4
-    let protected: Bool
-    let followersCount: Int
-    let friendsCount: Int
-    let listedCount: Int
-    let createdAt: String
-    let favouritesCount: Int
-    let utcOffset: Int
-    let timeZone: String
-    let geoEnabled: Bool
-    let verified: Bool
-    let statusesCount: Int
-    let lang: String
-    let contributorsEnabled: Bool
-    let isTranslator: Bool
-    let isTranslationEnabled: Bool
-    let profileBackgroundColor: String
-    let profileBackgroundImageUrl: URL
-    let profileBackgroundImageUrlHttps: URL
-    let profileBackgroundTile: Bool
-    let profileImageUrl: URL
-    let profileImageUrlHttps: URL
-    let profileBannerUrl: URL
-    let profileLinkColor: String
-    let profileSidebarBorderColor: String
-    let profileSidebarFillColor: String
-    let profileTextColor: String
-    let profileUseBackgroundImage: Bool
-    let hasExtendedProfile: Bool
-    let defaultProfile: Bool
-    let defaultProfileImage: Bool
-    let following: Bool
-    let followRequestSent: Bool
-    let notifications: Bool
-    let translatorType: String
-  }
-
-  struct Entities4: Codable, Sendable {
-    let url: Url5
-    let description: Description2
-  }
-
-  struct Url5: Codable, Sendable {
-    let urls: [Url6]
-  }
-
-  struct Url6: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
-
-  struct Description2: Codable, Sendable {
-    let urls: [Url7]
-  }
-
-  struct Url7: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
+    struct Entities4: Codable, Sendable {
+      let url: Url2
+      let description: Url2
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     return decoder
   }

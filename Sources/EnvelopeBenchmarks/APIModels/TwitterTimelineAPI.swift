@@ -8,375 +8,197 @@ enum TwitterTimelineAPI {
   struct TwitterTimeline: Codable, Sendable {
     let statuses: [Status]
     let searchMetadata: SearchMetadata
-  }
 
-  struct Status: Codable, Sendable {
-    let metadata: Metadata
-    let createdAt: String
-    let id: Int
-    let idStr: String
-    let text: String
-    let source: String
-    let truncated: Bool
-    let inReplyToStatusId: Int?
-    let inReplyToStatusIdStr: String?
-    let inReplyToUserId: Int?
-    let inReplyToUserIdStr: String?
-    let inReplyToScreenName: String?
-    let user: User
-    let geo: JSON?
-    let coordinates: JSON?
-    let place: JSON?
-    let contributors: JSON?
-    let retweetCount: Int
-    let favoriteCount: Int
-    let entities: Entities2
-    let favorited: Bool
-    let retweeted: Bool
-    let lang: String
-    let retweetedStatus: RetweetedStatus?
-    let possiblySensitive: Bool?
-  }
+    struct Status: Codable, Sendable {
+      let metadata: Metadata
+      let createdAt: String
+      let id: Int
+      let idStr: String
+      let text: String
+      let source: String
+      let truncated: Bool
+      let inReplyToStatusId: Int?
+      let inReplyToStatusIdStr: String?
+      let inReplyToUserId: Int?
+      let inReplyToUserIdStr: String?
+      let inReplyToScreenName: String?
+      let user: User
+      let geo: JSON?
+      let coordinates: JSON?
+      let place: JSON?
+      let contributors: JSON?
+      let retweetCount: Int
+      let favoriteCount: Int
+      let entities: Entities2
+      let favorited: Bool
+      let retweeted: Bool
+      let lang: String
+      let retweetedStatus: RetweetedStatus?
+      let possiblySensitive: Bool?
+    }
 
-  struct Metadata: Codable, Sendable {
-    let resultType: String
-    let isoLanguageCode: String
-  }
+    struct Metadata: Codable, Sendable {
+      let resultType: String
+      let isoLanguageCode: String
+    }
 
-  struct User: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let name: String
-    let screenName: String
-    let location: String
-    let description: String
-    let url: URL?
-    let entities: Entities
-    let protected: Bool
-    let followersCount: Int
-    let friendsCount: Int
-    let listedCount: Int
-    let createdAt: String
-    let favouritesCount: Int
-    let utcOffset: Int?
-    let timeZone: String?
-    let geoEnabled: Bool
-    let verified: Bool
-    let statusesCount: Int
-    let lang: String
-    let contributorsEnabled: Bool
-    let isTranslator: Bool
-    let isTranslationEnabled: Bool
-    let profileBackgroundColor: String
-    let profileBackgroundImageUrl: URL
-    let profileBackgroundImageUrlHttps: URL
-    let profileBackgroundTile: Bool
-    let profileImageUrl: URL
-    let profileImageUrlHttps: URL
-    let profileBannerUrl: URL?
-    let profileLinkColor: String
-    let profileSidebarBorderColor: String
-    let profileSidebarFillColor: String
-    let profileTextColor: String
-    let profileUseBackgroundImage: Bool
-    let defaultProfile: Bool
-    let defaultProfileImage: Bool
-    let following: Bool
-    let followRequestSent: Bool
-    let notifications: Bool
-  }
+    struct User: Codable, Sendable {
+      let id: Int
+      let idStr: String
+      let name: String
+      let screenName: String
+      let location: String
+      let description: String
+      let url: URL?
+      let entities: Entities
+      let protected: Bool
+      let followersCount: Int
+      let friendsCount: Int
+      let listedCount: Int
+      let createdAt: String
+      let favouritesCount: Int
+      let utcOffset: Int?
+      let timeZone: String?
+      let geoEnabled: Bool
+      let verified: Bool
+      let statusesCount: Int
+      let lang: String
+      let contributorsEnabled: Bool
+      let isTranslator: Bool
+      let isTranslationEnabled: Bool
+      let profileBackgroundColor: String
+      let profileBackgroundImageUrl: URL
+      let profileBackgroundImageUrlHttps: URL
+      let profileBackgroundTile: Bool
+      let profileImageUrl: URL
+      let profileImageUrlHttps: URL
+      let profileBannerUrl: URL?
+      let profileLinkColor: String
+      let profileSidebarBorderColor: String
+      let profileSidebarFillColor: String
+      let profileTextColor: String
+      let profileUseBackgroundImage: Bool
+      let defaultProfile: Bool
+      let defaultProfileImage: Bool
+      let following: Bool
+      let followRequestSent: Bool
+      let notifications: Bool
+    }
 
-  struct Entities: Codable, Sendable {
-    let description: Description
-    let url: Url2?
-  }
+    struct Entities: Codable, Sendable {
+      let description: Description
+      let url: Description?
+    }
 
-  struct Description: Codable, Sendable {
-    let urls: [Url]
-  }
+    struct Description: Codable, Sendable {
+      let urls: [Url]
+    }
 
-  struct Url: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
+    struct Url: Codable, Sendable {
+      let url: URL
+      let expandedUrl: URL
+      let displayUrl: String
+      let indices: [Int]
+    }
 
-  struct Url2: Codable, Sendable {
-    let urls: [Url3]
-  }
+    struct Entities2: Codable, Sendable {
+      let hashtags: [Hashtag]
+      let symbols: [JSON]
+      let urls: [Url]
+      let userMentions: [UserMention]
+      let media: [MediaItem]?
+    }
 
-  struct Url3: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
+    struct Hashtag: Codable, Sendable {
+      let text: String
+      let indices: [Int]
+    }
 
-  struct Entities2: Codable, Sendable {
-    let hashtags: [Hashtag]
-    let symbols: [JSON]
-    let urls: [Url4]
-    let userMentions: [UserMention]
-    let media: [MediaItem]?
-  }
+    struct UserMention: Codable, Sendable {
+      let screenName: String
+      let name: String
+      let id: Int
+      let idStr: String
+      let indices: [Int]
+    }
 
-  struct Hashtag: Codable, Sendable {
-    let text: String
-    let indices: [Int]
-  }
+    struct MediaItem: Codable, Sendable {
+      let id: Int
+      let idStr: String
+      let indices: [Int]
+      let mediaUrl: URL
+      let mediaUrlHttps: URL
+      let url: URL
+      let displayUrl: String
+      let expandedUrl: URL
+      let type: String
+      let sizes: Sizes
+      let sourceStatusId: Int?
+      let sourceStatusIdStr: String?
+    }
 
-  struct Url4: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
+    struct Sizes: Codable, Sendable {
+      let medium: Medium
+      let small: Medium
+      let thumb: Medium
+      let large: Medium
+    }
 
-  struct UserMention: Codable, Sendable {
-    let screenName: String
-    let name: String
-    let id: Int
-    let idStr: String
-    let indices: [Int]
-  }
+    struct Medium: Codable, Sendable {
+      let w: Int
+      let h: Int
+      let resize: String
+    }
 
-  struct MediaItem: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let indices: [Int]
-    let mediaUrl: URL
-    let mediaUrlHttps: URL
-    let url: URL
-    let displayUrl: String
-    let expandedUrl: URL
-    let type: String
-    let sizes: Sizes
-    let sourceStatusId: Int?
-    let sourceStatusIdStr: String?
-  }
+    struct RetweetedStatus: Codable, Sendable {
+      let metadata: Metadata
+      let createdAt: String
+      let id: Int
+      let idStr: String
+      let text: String
+      let source: String
+      let truncated: Bool
+      let inReplyToStatusId: Int?
+      let inReplyToStatusIdStr: String?
+      let inReplyToUserId: Int?
+      let inReplyToUserIdStr: String?
+      let inReplyToScreenName: String?
+      let user: User
+      let geo: JSON?
+      let coordinates: JSON?
+      let place: JSON?
+      let contributors: JSON?
+      let retweetCount: Int
+      let favoriteCount: Int
+      let entities: Entities2
+      let favorited: Bool
+      let retweeted: Bool
+      let possiblySensitive: Bool?
+      let lang: String
+    }
 
-  struct Sizes: Codable, Sendable {
-    let medium: Medium
-    let small: Small
-    let thumb: Thumb
-    let large: Large
-  }
-
-  struct Medium: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Small: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Thumb: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Large: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct RetweetedStatus: Codable, Sendable {
-    let metadata: Metadata2
-    let createdAt: String
-    let id: Int
-    let idStr: String
-    let text: String
-    let source: String
-    let truncated: Bool
-    let inReplyToStatusId: Int?
-    let inReplyToStatusIdStr: String?
-    let inReplyToUserId: Int?
-    let inReplyToUserIdStr: String?
-    let inReplyToScreenName: String?
-    let user: User2
-    let geo: JSON?
-    let coordinates: JSON?
-    let place: JSON?
-    let contributors: JSON?
-    let retweetCount: Int
-    let favoriteCount: Int
-    let entities: Entities4
-    let favorited: Bool
-    let retweeted: Bool
-    let possiblySensitive: Bool?
-    let lang: String
-  }
-
-  struct Metadata2: Codable, Sendable {
-    let resultType: String
-    let isoLanguageCode: String
-  }
-
-  struct User2: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let name: String
-    let screenName: String
-    let location: String
-    let description: String
-    let url: URL?
-    let entities: Entities3
-    let protected: Bool
-    let followersCount: Int
-    let friendsCount: Int
-    let listedCount: Int
-    let createdAt: String
-    let favouritesCount: Int
-    let utcOffset: Int?
-    let timeZone: String?
-    let geoEnabled: Bool
-    let verified: Bool
-    let statusesCount: Int
-    let lang: String
-    let contributorsEnabled: Bool
-    let isTranslator: Bool
-    let isTranslationEnabled: Bool
-    let profileBackgroundColor: String
-    let profileBackgroundImageUrl: URL
-    let profileBackgroundImageUrlHttps: URL
-    let profileBackgroundTile: Bool
-    let profileImageUrl: URL
-    let profileImageUrlHttps: URL
-    let profileBannerUrl: URL?
-    let profileLinkColor: String
-    let profileSidebarBorderColor: String
-    let profileSidebarFillColor: String
-    let profileTextColor: String
-    let profileUseBackgroundImage: Bool
-    let defaultProfile: Bool
-    let defaultProfileImage: Bool
-    let following: Bool
-    let followRequestSent: Bool
-    let notifications: Bool
-  }
-
-  struct Entities3: Codable, Sendable {
-    let description: Description2
-    let url: Url6?
-  }
-
-  struct Description2: Codable, Sendable {
-    let urls: [Url5]
-  }
-
-  struct Url5: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
-
-  struct Url6: Codable, Sendable {
-    let urls: [Url7]
-  }
-
-  struct Url7: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
-
-  struct Entities4: Codable, Sendable {
-    let hashtags: [Hashtag2]
-    let symbols: [JSON]
-    let urls: [Url8]
-    let userMentions: [UserMention2]
-    let media: [MediaItem2]?
-  }
-
-  struct Hashtag2: Codable, Sendable {
-    let text: String
-    let indices: [Int]
-  }
-
-  struct Url8: Codable, Sendable {
-    let url: URL
-    let expandedUrl: URL
-    let displayUrl: String
-    let indices: [Int]
-  }
-
-  struct UserMention2: Codable, Sendable {
-    let screenName: String
-    let name: String
-    let id: Int
-    let idStr: String
-    let indices: [Int]
-  }
-
-  struct MediaItem2: Codable, Sendable {
-    let id: Int
-    let idStr: String
-    let indices: [Int]
-    let mediaUrl: URL
-    let mediaUrlHttps: URL
-    let url: URL
-    let displayUrl: String
-    let expandedUrl: URL
-    let type: String
-    let sizes: Sizes2
-    let sourceStatusId: Int?
-    let sourceStatusIdStr: String?
-  }
-
-  struct Sizes2: Codable, Sendable {
-    let medium: Medium2
-    let small: Small2
-    let thumb: Thumb2
-    let large: Large2
-  }
-
-  struct Medium2: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Small2: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Thumb2: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct Large2: Codable, Sendable {
-    let w: Int
-    let h: Int
-    let resize: String
-  }
-
-  struct SearchMetadata: Codable, Sendable {
-    let completedIn: Double
-    let maxId: Int
-    let maxIdStr: String
-    let nextResults: String
-    let query: String
-    let refreshUrl: String
-    let count: Int
-    let sinceId: Int
-    let sinceIdStr: String
+    struct SearchMetadata: Codable, Sendable {
+      let completedIn: Double
+      let maxId: Int
+      let maxIdStr: String
+      let nextResults: String
+      let query: String
+      let refreshUrl: String
+      let count: Int
+      let sinceId: Int
+      let sinceIdStr: String
+    }
   }
 
   static func decoder(policy: DecodingPolicy = .lenient) -> LenientDecoder {
-    var decoder = LenientDecoder(policy: policy)
+    var base = LenientDecoder(policy: policy)
+    base.envelope = .plain
+    return decoder(base)
+  }
+
+  // `base` with what these models need; its policy and envelope stay.
+  static func decoder(_ base: LenientDecoder) -> LenientDecoder {
+    var decoder = base
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     return decoder
   }
