@@ -103,17 +103,25 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   mutating func encode(_ value: Double, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.writeFloatingPoint(value, into: item, key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
   mutating func encode(_ value: Float, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.writeFloatingPoint(value, into: item, key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
@@ -147,9 +155,13 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
     // A value that throws leaves nothing behind (JSONEncoder stores a key once its value is
     // made), so a model that catches the error goes on as if it had not been encoded.
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.encodeValue(value, into: item, key: key, depth: depth + 1)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
@@ -287,12 +299,24 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
   mutating func encode(_ value: Double) throws {
     let key = indexKey
-    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
+    let marks = tree.marks
+    do {
+      try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
+    }
   }
 
   mutating func encode(_ value: Float) throws {
     let key = indexKey
-    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
+    let marks = tree.marks
+    do {
+      try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
+    }
   }
 
   mutating func encode(_ value: Int) throws { integer(value) }
@@ -319,8 +343,12 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     let key = indexKey
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       try encoder.encodeValue(value, into: nextMember(), key: key, depth: depth + 1)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
