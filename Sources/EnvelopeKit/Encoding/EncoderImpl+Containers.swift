@@ -22,7 +22,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     self.depth = depth
     tree = encoder.tree
     mappings =
-      path == nil ? encoder.context.options.keyMappings.mappings(for: encoder.model) : nil
+      path == nil ? encoder.context.mappings(for: encoder.model) : nil
   }
 
   var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }

@@ -12,6 +12,9 @@ final class EncodingContext {
   var misuse: EncodingError?
   /// The first key the matched decoder cannot read back, thrown when the encode ends.
   var failure: EncodingError?
+  /// The options' key mappings, nil when there are none (most encodes: no lookup per
+  /// container).
+  private let keyMappings: KeyMappings?
   /// Snake-case conversions already made in this call.
   private var snakeCase: [String: String] = [:]
   /// How keys are written, worked out once (the options' enums carry closures: switching on
@@ -28,6 +31,7 @@ final class EncodingContext {
     var info: [CodingUserInfoKey: Any] = [:]
     for (key, value) in options.userInfo { info[key] = value }
     userInfo = info
+    keyMappings = options.keyMappings.isEmpty ? nil : options.keyMappings
     if options.keysReadBy != nil {
       keyRule = .readBack
     } else {
@@ -37,6 +41,12 @@ final class EncodingContext {
       default: keyRule = .custom
       }
     }
+  }
+
+  /// The key mappings of `model`, if it has any.
+  @inline(__always)
+  func mappings(for model: Any.Type) -> [String: KeyMapping]? {
+    keyMappings?.mappings(for: model)
   }
 
   /// The JSON key for `key` under the key encoding strategy, or the matched decoder's.
