@@ -101,20 +101,26 @@ func encodeMemoryChild(_ name: String, _ bytes: Int) throws {
   }
 }
 
-/// `--profile-encode FILE`: encodes one payload's model in a loop, for perf.
+/// `--profile-encode FILE [COUNT]`: encodes one payload's model COUNT times (default: 300 for
+/// twitter, 100 otherwise), for perf; `scripts/count-per-call.sh` style counts divide by COUNT
+/// after subtracting a run with COUNT 0 (the decode of the model).
 @MainActor func profileEncode(_ file: String) throws {
   guard let data = load(file) else { return }
   var encoder = ModelEncoder()
   encoder.outputFormatting = .sortedKeys
+  let arguments = CommandLine.arguments
+  let count = arguments.firstIndex(of: file).flatMap { index in
+    index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+  }
   switch file {
   case "twitter.json":
     let model = try JSONDecoder().decode(TwitterRoot.self, from: data)
-    for _ in 0..<300 { _ = try encoder.encode(model) }
+    for _ in 0..<(count ?? 300) { _ = try encoder.encode(model) }
   case "citm_catalog.json":
     let model = try JSONDecoder().decode(CitmRoot.self, from: data)
-    for _ in 0..<100 { _ = try encoder.encode(model) }
+    for _ in 0..<(count ?? 100) { _ = try encoder.encode(model) }
   default:
     let model = try JSONDecoder().decode(CanadaRoot.self, from: data)
-    for _ in 0..<100 { _ = try encoder.encode(model) }
+    for _ in 0..<(count ?? 100) { _ = try encoder.encode(model) }
   }
 }

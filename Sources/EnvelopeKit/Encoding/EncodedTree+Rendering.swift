@@ -113,23 +113,39 @@ extension EncodedTree {
     appendDecimal(value.magnitude, negative: value < 0)
   }
 
+  /// Writes the digits straight into the arena, two per division, after counting them.
   private func appendDecimal(_ magnitude: UInt64, negative: Bool) {
-    reserve(21)
-    if negative { append(UInt8(ascii: "-")) }
-    if magnitude < 10 {
-      append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
-      return
-    }
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
-    withUnsafeMutableBytes(of: &digits) { scratch in
-      var rest = magnitude
-      var position = scratch.count
-      while rest > 0 {
-        position -= 1
-        scratch[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-        rest /= 10
+    appendWritten(atMost: 21) { start in
+      var cursor = start
+      if negative {
+        cursor.pointee = UInt8(ascii: "-")
+        cursor += 1
       }
-      append(UnsafeRawBufferPointer(rebasing: scratch[position...]))
+      var length = 1
+      var threshold: UInt64 = 10
+      while length < 20, magnitude >= threshold {
+        length += 1
+        if length == 20 { break }
+        threshold &*= 10
+      }
+      let zero = UInt8(ascii: "0")
+      var end = cursor + length
+      var rest = magnitude
+      while rest >= 100 {
+        let pair = UInt8(truncatingIfNeeded: rest % 100)
+        rest /= 100
+        end -= 2
+        end[0] = zero &+ pair / 10
+        end[1] = zero &+ pair % 10
+      }
+      if rest >= 10 {
+        let pair = UInt8(truncatingIfNeeded: rest)
+        end[-2] = zero &+ pair / 10
+        end[-1] = zero &+ pair % 10
+      } else {
+        end[-1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+      }
+      return cursor + length - start
     }
   }
 

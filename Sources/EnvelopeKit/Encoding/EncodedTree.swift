@@ -174,13 +174,25 @@ final class EncodedTree {
     return found
   }
 
+  /// How much the tree holds: what `undo(to:emptying:)` goes back to.
+  struct Marks {
+    let bytes: Int
+    let members: Int
+    let containers: Int
+  }
+
+  /// The tree's size now.
+  @inline(__always)
+  var marks: Marks { Marks(bytes: byteCount, members: memberCount, containers: containerCount) }
+
   /// Runs `body`; if it throws, removes what it added (members, containers, bytes) and empties
-  /// `slot`, so the tree is as it was.
+  /// `slot`, so the tree is as it was. (The hot callers take `marks` and call `undo` themselves:
+  /// a closure would copy, so retain, what it captures.)
   @inline(__always)
   func undoingOnError<Result>(emptying slot: Int? = nil, _ body: () throws -> Result) throws
     -> Result
   {
-    let marks = (bytes: byteCount, members: memberCount, containers: containerCount)
+    let marks = self.marks
     do {
       return try body()
     } catch {
@@ -189,8 +201,9 @@ final class EncodedTree {
     }
   }
 
-  /// Unlinks every member added since `marks` from the containers that were there before.
-  private func undo(to marks: (bytes: Int, members: Int, containers: Int), emptying slot: Int?) {
+  /// Unlinks every member added since `marks` from the containers that were there before, and
+  /// empties `slot`.
+  func undo(to marks: Marks, emptying slot: Int? = nil) {
     for index in 0..<marks.containers where containers[index].last >= marks.members {
       var kept: Int32 = -1
       var count: Int32 = 0

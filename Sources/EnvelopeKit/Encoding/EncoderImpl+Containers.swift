@@ -10,6 +10,8 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
   let depth: Int
   /// The model's key mappings, when it has any.
   let mappings: [String: KeyMapping]?
+  /// The encode's tree, held here so that each value reaches it without a retain.
+  let tree: EncodedTree
 
   /// A container; the model's mappings apply to its own container only (`path` nil), not to
   /// nested ones, as the decoder reads them.
@@ -18,13 +20,20 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     self.container = container
     self.path = path
     self.depth = depth
+    tree = encoder.tree
     mappings =
-      path == nil ? encoder.context.options.keyMappings.mappings(for: encoder.model) : nil
+      path == nil ? encoder.context.mappings(for: encoder.model) : nil
   }
 
   var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }
 
-  private var tree: EncodedTree { encoder.context.tree }
+  /// Renders a scalar into the arena as `member`'s value.
+  @inline(__always)
+  private func write(into member: Int, _ render: (EncodedTree) -> Void) {
+    let start = tree.byteCount
+    render(tree)
+    tree.finishValue(of: member, from: start)
+  }
 
   /// The member for `key`: at the key the strategy makes, or at a mapped path.
   @inline(__always)
@@ -77,34 +86,42 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   mutating func encodeNil(forKey key: Key) throws {
     let item = try member(for: key)
-    encoder.write(into: item) { $0.append("null") }
+    write(into: item) { $0.append("null") }
   }
 
   mutating func encode(_ value: Bool, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
     let item = try member(for: key)
-    encoder.write(into: item) { $0.append(value ? "true" : "false") }
+    write(into: item) { $0.append(value ? "true" : "false") }
   }
 
   mutating func encode(_ value: String, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
     let item = try member(for: key)
-    encoder.write(into: item) { $0.appendString(value) }
+    write(into: item) { $0.appendString(value) }
   }
 
   mutating func encode(_ value: Double, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.writeFloatingPoint(value, into: item, key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
   mutating func encode(_ value: Float, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.writeFloatingPoint(value, into: item, key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
@@ -131,16 +148,20 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
   {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
     let item = try member(for: key)
-    encoder.write(into: item) { $0.appendInteger(value) }
+    write(into: item) { $0.appendInteger(value) }
   }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
     guard !transforms(key) else { return try encodeTransformed(value, forKey: key) }
     // A value that throws leaves nothing behind (JSONEncoder stores a key once its value is
     // made), so a model that catches the error goes on as if it had not been encoded.
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       let item = try member(for: key)
       try encoder.encodeValue(value, into: item, key: key, depth: depth + 1)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 
@@ -159,7 +180,7 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     else { return }
     if let optional = value as? any OptionalEncodable, optional.isNone {
       let item = try member(for: key)
-      encoder.write(into: item) { $0.append("null") }
+      self.write(into: item) { $0.append("null") }
       return
     }
     guard let json = try write(value) else {
@@ -234,12 +255,28 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
   let container: Int
   let path: CodingPathNode?
   let depth: Int
+  /// The encode's tree, held here so that each value reaches it without a retain.
+  let tree: EncodedTree
+
+  init(encoder: EncoderImpl, container: Int, path: CodingPathNode?, depth: Int) {
+    self.encoder = encoder
+    self.container = container
+    self.path = path
+    self.depth = depth
+    tree = encoder.tree
+  }
 
   var codingPath: [any CodingKey] { encoder.path(through: path, adding: nil) }
 
   var count: Int { Int(tree.containers[container].count) }
 
-  private var tree: EncodedTree { encoder.context.tree }
+  /// Renders a scalar into the arena as `member`'s value.
+  @inline(__always)
+  private func write(into member: Int, _ render: (EncodedTree) -> Void) {
+    let start = tree.byteCount
+    render(tree)
+    tree.finishValue(of: member, from: start)
+  }
 
   @inline(__always)
   private func nextMember() -> Int {
@@ -249,25 +286,37 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
   private var indexKey: AnyCodingKey { AnyCodingKey(intValue: count) }
 
   mutating func encodeNil() throws {
-    encoder.write(into: nextMember()) { $0.append("null") }
+    write(into: nextMember()) { $0.append("null") }
   }
 
   mutating func encode(_ value: Bool) throws {
-    encoder.write(into: nextMember()) { $0.append(value ? "true" : "false") }
+    write(into: nextMember()) { $0.append(value ? "true" : "false") }
   }
 
   mutating func encode(_ value: String) throws {
-    encoder.write(into: nextMember()) { $0.appendString(value) }
+    write(into: nextMember()) { $0.appendString(value) }
   }
 
   mutating func encode(_ value: Double) throws {
     let key = indexKey
-    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
+    let marks = tree.marks
+    do {
+      try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
+    }
   }
 
   mutating func encode(_ value: Float) throws {
     let key = indexKey
-    try tree.undoingOnError { try encoder.writeFloatingPoint(value, into: nextMember(), key: key) }
+    let marks = tree.marks
+    do {
+      try encoder.writeFloatingPoint(value, into: nextMember(), key: key)
+    } catch {
+      tree.undo(to: marks)
+      throw error
+    }
   }
 
   mutating func encode(_ value: Int) throws { integer(value) }
@@ -289,13 +338,17 @@ struct UnkeyedEncoding: UnkeyedEncodingContainer {
 
   @inline(__always)
   private func integer(_ value: some FixedWidthInteger) {
-    encoder.write(into: nextMember()) { $0.appendInteger(value) }
+    write(into: nextMember()) { $0.appendInteger(value) }
   }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
     let key = indexKey
-    try tree.undoingOnError {
+    let marks = tree.marks
+    do {
       try encoder.encodeValue(value, into: nextMember(), key: key, depth: depth + 1)
+    } catch {
+      tree.undo(to: marks)
+      throw error
     }
   }
 

@@ -12,8 +12,18 @@ final class EncodingContext {
   var misuse: EncodingError?
   /// The first key the matched decoder cannot read back, thrown when the encode ends.
   var failure: EncodingError?
+  /// The options' key mappings, nil when there are none (most encodes: no lookup per
+  /// container).
+  private let keyMappings: KeyMappings?
   /// Snake-case conversions already made in this call.
   private var snakeCase: [String: String] = [:]
+  /// How keys are written, worked out once (the options' enums carry closures: switching on
+  /// them per key retains and releases).
+  private let keyRule: KeyRule
+
+  private enum KeyRule {
+    case asIs, snakeCase, readBack, custom
+  }
 
   init(options: ModelEncoder, tree: EncodedTree) {
     self.options = options
@@ -21,22 +31,41 @@ final class EncodingContext {
     var info: [CodingUserInfoKey: Any] = [:]
     for (key, value) in options.userInfo { info[key] = value }
     userInfo = info
+    keyMappings = options.keyMappings.isEmpty ? nil : options.keyMappings
+    if options.keysReadBy != nil {
+      keyRule = .readBack
+    } else {
+      switch options.keyEncodingStrategy {
+      case .useDefaultKeys: keyRule = .asIs
+      case .convertToSnakeCase: keyRule = .snakeCase
+      default: keyRule = .custom
+      }
+    }
+  }
+
+  /// The key mappings of `model`, if it has any.
+  @inline(__always)
+  func mappings(for model: Any.Type) -> [String: KeyMapping]? {
+    keyMappings?.mappings(for: model)
   }
 
   /// The JSON key for `key` under the key encoding strategy, or the matched decoder's.
   @inline(__always)
   func convert(_ key: some CodingKey, path: @autoclosure () -> [any CodingKey]) -> String {
-    if let strategy = options.keysReadBy { return readBack(key, strategy, path) }
-    switch options.keyEncodingStrategy {
-    case .useDefaultKeys: return key.stringValue
-    case .convertToSnakeCase:
+    switch keyRule {
+    case .asIs: return key.stringValue
+    case .snakeCase:
       let name = key.stringValue
       if let converted = snakeCase[name] { return converted }
       let converted = convertToSnakeCase(name)
       snakeCase[name] = converted
       return converted
-    case .custom(let custom): return custom(path() + [key]).stringValue
-    @unknown default: return key.stringValue
+    case .readBack:
+      guard let strategy = options.keysReadBy else { return key.stringValue }
+      return readBack(key, strategy, path)
+    case .custom:
+      guard case .custom(let custom) = options.keyEncodingStrategy else { return key.stringValue }
+      return custom(path() + [key]).stringValue
     }
   }
 
@@ -109,6 +138,7 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     key: (any CodingKey)?
   ) {
     self.context = context
+    tree = context.tree
     self.slot = slot
     self.depth = depth
     self.model = model
@@ -116,7 +146,8 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
     self.key = key
   }
 
-  var tree: EncodedTree { context.tree }
+  /// The context's tree, held here so that each value reaches it without a retain.
+  let tree: EncodedTree
 
   var userInfo: [CodingUserInfoKey: Any] { context.userInfo }
 

@@ -156,11 +156,24 @@ struct JSONWriter {
     frames.append(Frame(start: start, next: start, end: order.count, isObject: isObject))
   }
 
-  /// Puts an object's members (`order[start...]`) in the order they are written: sorted, and
-  /// each key once.
+  /// Puts an object's members (`order[start...]`) in the order they are written: sorted (when
+  /// sorting), and each key once.
   private func arrange(
     _ order: inout [Int32], from start: Int, _ tree: EncodedTree, _ shapes: SortedShapes
   ) {
+    // Objects of one type have the same keys in the same order: arrange a shape once.
+    let shape = shapes.signature(of: order, from: start, tree)
+    if let written = shapes.apply(shape, to: &order, from: start, tree) {
+      order.removeLast(order.count - start - written)
+      return
+    }
+    let unsorted = Array(order[start...])
+    arrangeAnew(&order, from: start, tree)
+    shapes.remember(shape, unsorted: unsorted, arranged: order[start...])
+  }
+
+  /// `arrange` for an object of a shape not met before.
+  private func arrangeAnew(_ order: inout [Int32], from start: Int, _ tree: EncodedTree) {
     // Stable: equal keys keep their encoding order, so the last of a run is the last encoded.
     func precedes(_ left: Int32, _ right: Int32) -> Bool {
       switch compareKeys(Int(left), Int(right), tree) {
@@ -173,10 +186,6 @@ struct JSONWriter {
       compareKeys(Int(left), Int(right), tree) == .orderedSame
     }
     if sortedKeys {
-      // Objects of one type have the same keys in the same order: sort a shape once.
-      let shape = shapes.signature(of: order[start...], tree)
-      if shapes.apply(shape, to: &order, from: start, tree) { return }
-      let unsorted = Array(order[start...])
       order[start...].sort(by: precedes)
       if deduplicatesKeys {
         var kept = start
@@ -187,7 +196,6 @@ struct JSONWriter {
         }
         order.removeLast(order.count - kept)
       }
-      shapes.remember(shape, unsorted: unsorted, arranged: order[start...])
       return
     }
     // Encoding order, each key at its first place with its last value.
@@ -241,71 +249,153 @@ struct JSONWriter {
   }
 }
 
-/// The sorted order of the object shapes met in one write, so each shape is sorted once.
+/// The arranged order (sorted, each key once) of the object shapes met in one write, so each
+/// shape is arranged once.
 ///
 /// A shape is the object's key sequence; a remembered shape is used only after its keys are
-/// compared byte for byte with the object's (the signature only finds candidates).
+/// compared byte for byte with the object's (the signature only finds candidates). Storage is
+/// manual and the table direct-mapped, so a lookup allocates nothing and retains nothing (a
+/// dictionary of arrays cost a fifth of the writer's time on citm).
 private final class SortedShapes {
   private struct Shape {
-    /// The members of the object it was learned from, in encoding order.
-    let sample: [Int32]
-    /// Positions in encoding order, in the order written (sorted, each key once).
-    let permutation: [Int32]
+    /// The full signature, to tell apart shapes that share a slot.
+    var signature: UInt64
+    /// Where, in `store`, the members of the object it was learned from start (`count` of them).
+    var sample: Int
+    /// Where, in `store`, the positions written start (`written` of them).
+    var permutation: Int
+    var count: Int
+    var written: Int
+    /// Written as encoded: nothing to move.
+    var isIdentity: Bool
   }
 
-  private var shapes: [UInt64: Shape] = [:]
-  private var scratch: [Int32] = []
   private static let kept = 256
+  private static let slotCount = 512
+  /// Per slot of the signature table, the remembered shape's index plus one (0: empty).
+  private let slots = UnsafeMutablePointer<Int32>.allocate(capacity: SortedShapes.slotCount)
+  private let shapes = UnsafeMutablePointer<Shape>.allocate(capacity: SortedShapes.kept)
+  @exclusivity(unchecked) private var shapeCount = 0
+  /// Samples and permutations, one after another.
+  @exclusivity(unchecked) private var store: UnsafeMutablePointer<Int32>
+  @exclusivity(unchecked) private var storeCount = 0
+  @exclusivity(unchecked) private var storeCapacity = 256
+  /// Room for one object's members while they are permuted.
+  @exclusivity(unchecked) private var scratch: UnsafeMutablePointer<Int32>
+  @exclusivity(unchecked) private var scratchCapacity = 64
 
-  /// A cheap signature of an object's keys: lengths and first bytes.
-  func signature(of members: ArraySlice<Int32>, _ tree: EncodedTree) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(members.count)
-    for member in members {
-      let item = tree.members[Int(member)]
+  init() {
+    slots.initialize(repeating: 0, count: Self.slotCount)
+    store = .allocate(capacity: storeCapacity)
+    scratch = .allocate(capacity: scratchCapacity)
+  }
+
+  deinit {
+    slots.deallocate()
+    shapes.deallocate()
+    store.deallocate()
+    scratch.deallocate()
+  }
+
+  /// A cheap signature of an object's keys (`order[start...]`): count, lengths, first and
+  /// last bytes.
+  @inline(__always)
+  func signature(of order: [Int32], from start: Int, _ tree: EncodedTree) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(order.count - start)
+    let bytes = tree.bytes
+    let members = tree.members
+    for index in start..<order.count {
+      let item = members[Int(order[index])]
       let length = Int(item.keyLength)
-      var first: UInt64 = 0
-      withUnsafeMutableBytes(of: &first) { word in
-        word.copyMemory(
-          from: UnsafeRawBufferPointer(start: tree.bytes + item.keyStart, count: min(length, 8)))
+      var mix = UInt64(length)
+      if length > 0 {
+        mix |= UInt64(bytes[item.keyStart]) << 32 | UInt64(bytes[item.keyStart + length - 1]) << 40
       }
-      hash = (hash ^ UInt64(length)) &* 0x0100_0000_01b3
-      hash = (hash ^ first) &* 0x0100_0000_01b3
+      hash = (hash ^ mix) &* 0x0100_0000_01b3
     }
     return hash
   }
 
+  @inline(__always)
+  private func slot(_ signature: UInt64) -> Int {
+    Int(truncatingIfNeeded: (signature ^ signature >> 29) & UInt64(Self.slotCount - 1))
+  }
+
   /// Arranges `order[start...]` by a remembered shape with the same keys.
   ///
-  /// - Returns: false when no remembered shape has exactly these keys.
+  /// - Returns: how many of the members are written (now at `order[start...]`, in order; the
+  ///   rest after them are to be dropped), or nil when no remembered shape has exactly these
+  ///   keys.
   func apply(_ signature: UInt64, to order: inout [Int32], from start: Int, _ tree: EncodedTree)
-    -> Bool
+    -> Int?
   {
-    guard let shape = shapes[signature], shape.sample.count == order.count - start else {
-      return false
+    let index = Int(slots[slot(signature)]) - 1
+    guard index >= 0, !tree.hasEscapedKeys else { return nil }
+    let shape = shapes[index]
+    let count = order.count - start
+    guard shape.signature == signature, shape.count == count else { return nil }
+    let bytes = tree.bytes
+    let members = tree.members
+    let sample = store + shape.sample
+    let same = order.withUnsafeBufferPointer { order -> Bool in
+      for position in 0..<count {
+        let a = members[Int(sample[position])]
+        let b = members[Int(order[start + position])]
+        guard a.keyLength == b.keyLength,
+          a.keyStart == b.keyStart
+            || memcmp(bytes + a.keyStart, bytes + b.keyStart, Int(a.keyLength)) == 0
+        else { return false }
+      }
+      return true
     }
-    for (position, member) in order[start...].enumerated() {
-      let a = tree.members[Int(shape.sample[position])]
-      let b = tree.members[Int(member)]
-      guard a.keyLength == b.keyLength,
-        memcmp(tree.bytes + a.keyStart, tree.bytes + b.keyStart, Int(a.keyLength)) == 0
-      else { return false }
+    guard same else { return nil }
+    if shape.isIdentity { return count }
+    if count > scratchCapacity {
+      scratch.deallocate()
+      scratchCapacity = max(count, scratchCapacity * 2)
+      scratch = .allocate(capacity: scratchCapacity)
     }
-    if tree.hasEscapedKeys { return false }
-    scratch.removeAll(keepingCapacity: true)
-    scratch.append(contentsOf: order[start...])
-    order.removeLast(order.count - start)
-    for position in shape.permutation { order.append(scratch[Int(position)]) }
-    return true
+    let scratch = self.scratch
+    let permutation = store + shape.permutation
+    order.withUnsafeMutableBufferPointer { order in
+      for position in 0..<count { scratch[position] = order[start + position] }
+      for position in 0..<shape.written {
+        order[start + position] = scratch[Int(permutation[position])]
+      }
+    }
+    return shape.written
   }
 
   /// Remembers how an object's members were arranged.
   func remember(_ signature: UInt64, unsorted: [Int32], arranged: ArraySlice<Int32>) {
-    guard shapes.count < Self.kept, shapes[signature] == nil else { return }
+    guard shapeCount < Self.kept else { return }
     var position: [Int32: Int32] = [:]
     for (index, member) in unsorted.enumerated() { position[member] = Int32(index) }
     let permutation = arranged.compactMap { position[$0] }
     guard permutation.count == arranged.count else { return }
-    shapes[signature] = Shape(sample: unsorted, permutation: permutation)
+    let needed = storeCount + unsorted.count + permutation.count
+    if needed > storeCapacity {
+      let capacity = max(needed, storeCapacity * 2)
+      let grown = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+      grown.moveInitialize(from: store, count: storeCount)
+      store.deallocate()
+      store = grown
+      storeCapacity = capacity
+    }
+    let sample = storeCount
+    for (index, member) in unsorted.enumerated() { store[sample + index] = member }
+    let start = sample + unsorted.count
+    for (index, place) in permutation.enumerated() { store[start + index] = place }
+    storeCount = needed
+    let isIdentity =
+      permutation.count == unsorted.count
+      && permutation.enumerated().allSatisfy { $0.offset == Int($0.element) }
+    (shapes + shapeCount).initialize(
+      to: Shape(
+        signature: signature, sample: sample, permutation: start, count: unsorted.count,
+        written: permutation.count, isIdentity: isIdentity))
+    shapeCount += 1
+    slots[slot(signature)] = Int32(shapeCount)
   }
 }
 
