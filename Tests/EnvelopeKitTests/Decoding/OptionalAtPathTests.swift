@@ -147,7 +147,7 @@ private func outcome<T: Equatable>(_ body: () throws -> T) -> String {
         }
         switch lenientResult {
         case .success(let result):
-          if result.report.isEmpty, ours != "value \(result.value.value)" {
+          if result.report.isEmpty, ours != "value \(String(describing: result.value.value))" {
             violations.append("\(T.self) lenient empty report but strict \(ours): \(json)")
           }
           if !result.report.isEmpty, ours != "threw" {

@@ -32,10 +32,5 @@ enum Chunks {
 
 /// Runs a framer over chunks, with each chunk in its own buffer (so nothing can read past it).
 func eachChunk(_ chunks: [[UInt8]], _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-  for chunk in chunks {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk.count, alignment: 1)
-    defer { buffer.deallocate() }
-    buffer.copyMemory(from: UnsafeRawBufferPointer(start: chunk, count: chunk.count))
-    try body(UnsafeRawBufferPointer(buffer))
-  }
+  try FramingOracle.each(chunks, body)
 }

@@ -35,7 +35,7 @@ enum FramingOracle {
     for chunk in chunks {
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk.count, alignment: 1)
       defer { buffer.deallocate() }
-      buffer.copyMemory(from: UnsafeRawBufferPointer(start: chunk, count: chunk.count))
+      chunk.withUnsafeBytes { buffer.copyMemory(from: $0) }
       try body(UnsafeRawBufferPointer(buffer))
     }
   }
