@@ -155,24 +155,33 @@ struct JSONScanner {
     skipWhitespaceRun()
   }
 
-  /// Skips whitespace, indentation eight spaces at a time (pretty-printed payloads such as
-  /// twitter.json indent every line).
+  /// Skips whitespace. After each whitespace byte, the spaces that follow are skipped a word
+  /// at a time, the last partial word by counting its leading spaces: pretty-printed payloads
+  /// such as twitter.json put a newline and a run of indentation before every line.
   private mutating func skipWhitespaceRun() {
-    while index < bytes.count {
-      switch bytes[index] {
+    guard let base = bytes.baseAddress else { return }
+    let count = bytes.count
+    var cursor = index
+    while cursor < count {
+      switch base[cursor] {
       case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab:
-        index += 1
-        // Whole words of spaces only: indentation runs are short, and a word compare is
-        // cheaper here than finding the first other byte (measured on the reader rows).
-        guard let base = bytes.baseAddress else { continue }
-        while bytes.count - index >= 8,
-          UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020
-        {
-          index += 8
+        cursor &+= 1
+        while count &- cursor >= 8 {
+          let others =
+            UInt64(littleEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+            ^ 0x2020_2020_2020_2020
+          if others != 0 {
+            cursor &+= others.trailingZeroBitCount &>> 3
+            break
+          }
+          cursor &+= 8
         }
-      default: return
+      default:
+        index = cursor
+        return
       }
     }
+    index = cursor
   }
 
   /// Advances `index` eight bytes at a time until `marks` flags a byte of the word (sets its
@@ -287,9 +296,56 @@ struct JSONScanner {
   }
 
   /// Scans a string starting at its opening quote. Validates escapes and UTF-8.
+  ///
+  /// The common case, a short string of plain ASCII (twitter.json's keys and most of its
+  /// values), stays in this inlined loop on local copies of the position: one word load, the
+  /// flag test, and the closing quote taken from the word in hand. Anything else (an escape, a
+  /// non-ASCII byte, a control character, the last seven bytes of the input) continues in
+  /// `scanStringRest`.
+  @inline(__always)
   private mutating func scanString() throws(JSONReaderError) {
-    index += 1
-    let start = index
+    let start = index &+ 1
+    var cursor = start
+    let count = bytes.count
+    if let base = bytes.baseAddress {
+      while count &- cursor >= 8 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+        let flagged = Self.stringMarks(word)
+        if flagged != 0 {
+          let bits = flagged.trailingZeroBitCount & ~7
+          cursor &+= bits &>> 3
+          if UInt8(truncatingIfNeeded: word &>> UInt64(bits)) == ASCII.quote {
+            tokens.append(
+              JSONToken(kind: .string, start: start, end: cursor, next: tokens.count &+ 1))
+            index = cursor &+ 1
+            return
+          }
+          break
+        }
+        cursor &+= 8
+      }
+    }
+    index = cursor
+    try scanStringRest(start: start)
+  }
+
+  /// Flags (sets the high bit of) quotes, backslashes, bytes below 0x20 and non-ASCII bytes.
+  /// Borrows run upwards only from a flagged byte, so the lowest flag is exact. (The usual
+  /// `& ~x` of each zero-byte test is left out: it only clears flags of bytes at 0x80 or above,
+  /// which the final `| word` flags anyway.)
+  @inline(__always)
+  private static func stringMarks(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let quotes = word ^ (ones &* UInt64(ASCII.quote))
+    let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
+    return ((quotes &- ones) | (backslashes &- ones) | (word &- ones &* 0x20) | word)
+      & 0x8080_8080_8080_8080
+  }
+
+  /// The rest of `scanString` from `index`, a byte inside the string that the fast loop did not
+  /// take: escapes, non-ASCII runs, control characters and the end of the input.
+  private mutating func scanStringRest(start: Int) throws(JSONReaderError) {
     var flags: JSONToken.Flags = []
     while true {
       skipPlainASCII()
@@ -317,18 +373,10 @@ struct JSONScanner {
   }
 
   /// Skips string bytes that need no attention (ASCII, not a quote, backslash or control
-  /// character) eight at a time. Pays on twitter.json and the reader rows, where string bytes
-  /// dominate.
+  /// character) eight at a time.
   @inline(__always)
   private mutating func skipPlainASCII() {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    // Flags quotes, backslashes, bytes below 0x20 and non-ASCII bytes.
-    skipEightAtATime { word in
-      let quotes = word ^ (ones &* UInt64(ASCII.quote))
-      let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-      return (quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes
-        | (word &- ones &* 0x20) & ~word | word
-    }
+    skipEightAtATime { Self.stringMarks($0) }
   }
 
   private mutating func scanEscape() throws(JSONReaderError) {
