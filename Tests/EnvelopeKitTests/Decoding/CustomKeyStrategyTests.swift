@@ -80,6 +80,19 @@ import Testing
       ("index value", true, { path in slot(path) { $0.compactMap(\.intValue).first != 1 } }),
       ("index in a description", true, { path in slot(path) { !"\($0)".contains("Index 1") } }),
       (
+        "index in string values", true,
+        { path in slot(path) { !$0.map(\.stringValue).joined(separator: ".").contains("Index 1") } }
+      ),
+      ("index compared", true, { path in slot(path) { $0.first?.stringValue != "Index 1" } }),
+      (
+        "index in String(describing:)", true,
+        { path in slot(path) { !String(describing: $0).contains("Index 1") } }
+      ),
+      (
+        "index in a key's debug description", true,
+        { path in slot(path) { !String(reflecting: $0[0]).contains("1") } }
+      ),
+      (
         "index through a mirror", true,
         { path in
           slot(path) { path in
