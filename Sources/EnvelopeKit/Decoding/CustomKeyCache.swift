@@ -8,7 +8,9 @@ import Foundation
 /// shape only when the closure did not read an index: the indices handed to it are
 /// `ObservedIndexKey`s, which note any read (`intValue`, `stringValue`, descriptions, mirrors).
 /// A result that read one (it may differ from element to element) is not kept, and the closure
-/// is asked again next time, as before. Bounded: past `limit` results, new ones are not kept.
+/// is asked again next time, as before. Bounded: past `limit` results, or past `byteLimit`
+/// bytes of key text (the shapes' keys, the JSON keys and the answers: keys are input, and a
+/// decoder may live as long as the process), new ones are not kept.
 ///
 /// `@unchecked Sendable`: `shapes` and `count` are only touched with `lock` held; the closure is
 /// never called with it held (it may decode with the same decoder).
@@ -17,15 +19,25 @@ final class CustomKeyCache: @unchecked Sendable {
   enum Step: Hashable {
     case key(String)
     case index
+
+    /// The bytes of key text the step keeps.
+    var bytes: Int {
+      if case .key(let key) = self { return key.utf8.count }
+      return 0
+    }
   }
 
   private let lock = NSLock()
   private var shapes: [[Step]: [String: String]] = [:]
   private var count = 0
+  /// The UTF-8 bytes of the key text kept.
+  private var bytes = 0
   let limit: Int
+  let byteLimit: Int
 
-  init(limit: Int = 4096) {
+  init(limit: Int = 4096, byteLimit: Int = 1 << 20) {
     self.limit = limit
+    self.byteLimit = byteLimit
   }
 
   /// How the JSON keys of the object at `path` become model keys under `custom`: through the
@@ -54,10 +66,14 @@ final class CustomKeyCache: @unchecked Sendable {
   }
 
   private func keep(_ converted: String, for raw: String, at shape: [Step]) {
+    let cost = raw.utf8.count + converted.utf8.count
     lock.withLock {
       guard count < limit, shapes[shape]?[raw] == nil else { return }
+      let shapeCost = shapes[shape] == nil ? shape.reduce(0) { $0 + $1.bytes } : 0
+      guard bytes + cost + shapeCost <= byteLimit else { return }
       shapes[shape, default: [:]][raw] = converted
       count += 1
+      bytes += cost + shapeCost
     }
   }
 }

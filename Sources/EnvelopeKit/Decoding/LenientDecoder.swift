@@ -24,8 +24,9 @@ public struct LenientDecoder: Sendable {
     /// Maps the coding path ending in the JSON key to the key to use.
     ///
     /// The decoder asks once per JSON key and coding path shape (the path's object keys, array
-    /// indices left out), and keeps the answer for its life (up to 4,096 answers): the closure
-    /// must give the same key for the same path. An answer that read an array index of the
+    /// indices left out), and keeps the answer for its life (up to 4,096 answers and 1 MB of key
+    /// text): the closure must give the same key for the same path (one that counts its calls or
+    /// reads state of its own that changes is not supported). An answer that read an array index of the
     /// path (its `intValue`, `stringValue` or description) is not kept, so the closure is asked
     /// again for each element, as Foundation asks it for every key of every object.
     case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)

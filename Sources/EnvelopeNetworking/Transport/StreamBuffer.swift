@@ -12,7 +12,8 @@ import Foundation
 /// a delegate that blocks only piles the chunks up in the queue (measured: 490 MB resident for a
 /// 500 MB body read at 1 ms per 64 KB), and `suspend()` mid-body stops the process
 /// (`_NativeProtocol.stopLoading` traps) or restarts the transfer. So the callback returns at
-/// once, and memory is bounded here instead: up to `memoryLimit` bytes stay in memory; beyond
+/// once, and memory is bounded here instead: up to `memoryLimit` bytes stay in memory (and up
+/// to `spillBlock` bytes gathered for the file); beyond
 /// that, chunks go to a temporary file (unlinked as soon as it is open, so nothing is left
 /// behind) until the consumer has read it all. A slow consumer costs disk, not memory: the file
 /// grows by what arrives while the consumer lags (up to the whole body: 495 MB for a 500 MB body

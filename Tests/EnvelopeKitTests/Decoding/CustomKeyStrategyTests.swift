@@ -80,6 +80,19 @@ import Testing
       ("index value", true, { path in slot(path) { $0.compactMap(\.intValue).first != 1 } }),
       ("index in a description", true, { path in slot(path) { !"\($0)".contains("Index 1") } }),
       (
+        "index in string values", true,
+        { path in slot(path) { !$0.map(\.stringValue).joined(separator: ".").contains("Index 1") } }
+      ),
+      ("index compared", true, { path in slot(path) { $0.first?.stringValue != "Index 1" } }),
+      (
+        "index in String(describing:)", true,
+        { path in slot(path) { !String(describing: $0).contains("Index 1") } }
+      ),
+      (
+        "index in a key's debug description", true,
+        { path in slot(path) { !String(reflecting: $0[0]).contains("1") } }
+      ),
+      (
         "index through a mirror", true,
         { path in
           slot(path) { path in
@@ -149,5 +162,29 @@ import Testing
       }, at: [])
     for key in ["a", "b", "c", "d", "e"] { #expect(again(key) == key) }
     #expect(calls.count == 7)
+  }
+
+  /// Keys are input and a decoder may live as long as the process: the answers kept hold at
+  /// most `byteLimit` bytes of key text (1 MB), not 4,096 keys of any length. Eight keys of
+  /// 256 KB (512 KB each with the answer): at most one is kept, the rest are asked again.
+  @Test func keptKeyTextIsBoundedInBytes() {
+    let cache = CustomKeyCache()
+    let calls = Counter()
+    let identity: @Sendable ([any CodingKey]) -> any CodingKey = { path in
+      calls.increment()
+      return path.last ?? AnyCodingKey(stringValue: "")
+    }
+    let keys = (0..<8).map { String(repeating: "k", count: 256 << 10) + "\($0)" }
+    let convert = cache.conversion(identity, at: [AnyCodingKey(stringValue: "data")])
+    for key in keys { #expect(convert(key) == key) }
+    let again = cache.conversion(identity, at: [AnyCodingKey(stringValue: "data")])
+    for key in keys { #expect(again(key) == key) }
+    #expect(calls.count >= 2 * keys.count - 1)
+    // Short keys still fit beside them.
+    let short = cache.conversion(identity, at: [])
+    _ = short("id")
+    let counted = calls.count
+    _ = cache.conversion(identity, at: [])("id")
+    #expect(calls.count == counted)
   }
 }
