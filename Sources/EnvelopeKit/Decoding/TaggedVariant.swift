@@ -18,7 +18,7 @@ public struct TaggedVariant<Base>: Sendable {
   ///   - path: where that value is, from the tagged object (keys only, e.g. `"payload"`); nil
   ///     for the whole object (the tag is then one of its keys, which `V` may ignore).
   ///   - make: makes the tagged value from the variant's value.
-  public init<V: Decodable>(
+  public init<V: Decodable & SendableMetatype>(
     _ type: V.Type, at path: JSONPath? = nil, _ make: @escaping @Sendable (V) -> Base
   ) {
     self.path = path.flatMap { $0.isEmpty ? nil : $0 }
