@@ -63,6 +63,7 @@ struct CacheTransport: LineTransport {
         return answer(entry, .serverError(status: response.statusCode), request)
       }
       response.request = request
+      response.cacheEntryKey = key
       return response
     } catch let error as URLError where fallsBackOnServerError != nil && error.code != .cancelled {
       guard let entry, !Task.isCancelled else { throw error }
@@ -80,16 +81,21 @@ struct CacheTransport: LineTransport {
 
   // MARK: - Storing and removing
 
-  /// Keeps a decoded 2xx network response, unless it says `no-store`. A failed write only means
-  /// a later miss.
+  /// Keeps a decoded 2xx network response, unless it says `no-store`, under the key its request
+  /// was looked up under when it was sent (`Response.cacheEntryKey`): what the session's jar
+  /// holds after the response (its `Set-Cookie` ended or changed the session) does not decide
+  /// whose the entry is. A failed write only means a later miss.
   func store(_ response: Response, target: any TargetType, use: CacheUse) async {
     guard !response.isFromCache, (200...299).contains(response.statusCode),
-      !CacheControl(response.header("Cache-Control")).noStore, let request = response.request,
-      let key = await key(for: request, target: target, use: use)
+      !CacheControl(response.header("Cache-Control")).noStore, let request = response.request
     else { return }
+    var key = response.cacheEntryKey
+    if key == nil { key = await self.key(for: request, target: target, use: use) }
+    guard let key else { return }
     var stored = response
     stored.envelopeStatus = nil
     stored.metrics = nil  // the network's cost, not the cache's
+    stored.cacheEntryKey = nil
     try? await cache.store(stored, forKey: key)
   }
 
