@@ -39,7 +39,7 @@ public struct Response: Sendable, CustomStringConvertible {
   /// network answered it: the key it is stored under (`CacheTransport.store`), so that the
   /// entry belongs to whoever sent the request, not to whoever the session's cookie jar names
   /// once this response's `Set-Cookie` changed it.
-  var cacheEntryKey: String?
+  var cacheEntryKey: CacheEntryKey?
 
   /// Creates a response.
   ///
