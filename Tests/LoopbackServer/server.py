@@ -331,7 +331,10 @@ class Handler(BaseHTTPRequestHandler):
                 name, _, value = part.strip().partition("=")
                 if name == "session" and value.startswith("planted-cookie-"):
                     user = value[len("planted-cookie-"):]
-            self.send(200, {"code": 0, "msg": "ok", "data": {"user": user, "count": hit("whoami" + user)}})
+            # `X-Sign-Out: 1` ends the session with this answer (the cookie expires).
+            ended = [("Set-Cookie", "session=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT")]
+            self.send(200, {"code": 0, "msg": "ok", "data": {"user": user, "count": hit("whoami" + user)}},
+                      headers=ended if self.headers.get("X-Sign-Out") else [])
         elif route == "/status/404json":
             self.send(404, {"code": 404, "msg": "not found"})
         elif route == "/status/500html":

@@ -63,6 +63,7 @@ struct CacheTransport: LineTransport {
         return answer(entry, .serverError(status: response.statusCode), request)
       }
       response.request = request
+      response.cacheEntryKey = CacheEntryKey(key)
       return response
     } catch let error as URLError where fallsBackOnServerError != nil && error.code != .cancelled {
       guard let entry, !Task.isCancelled else { throw error }
@@ -80,16 +81,21 @@ struct CacheTransport: LineTransport {
 
   // MARK: - Storing and removing
 
-  /// Keeps a decoded 2xx network response, unless it says `no-store`. A failed write only means
-  /// a later miss.
+  /// Keeps a decoded 2xx network response, unless it says `no-store`, under the key its request
+  /// was looked up under when it was sent (`Response.cacheEntryKey`): what the session's jar
+  /// holds after the response (its `Set-Cookie` ended or changed the session) does not decide
+  /// whose the entry is. A failed write only means a later miss.
   func store(_ response: Response, target: any TargetType, use: CacheUse) async {
     guard !response.isFromCache, (200...299).contains(response.statusCode),
-      !CacheControl(response.header("Cache-Control")).noStore, let request = response.request,
-      let key = await key(for: request, target: target, use: use)
+      !CacheControl(response.header("Cache-Control")).noStore, let request = response.request
     else { return }
+    var key = response.cacheEntryKey?.hex
+    if key == nil { key = await self.key(for: request, target: target, use: use) }
+    guard let key else { return }
     var stored = response
     stored.envelopeStatus = nil
     stored.metrics = nil  // the network's cost, not the cache's
+    stored.cacheEntryKey = nil
     try? await cache.store(stored, forKey: key)
   }
 
@@ -196,4 +202,33 @@ private enum RenewedHeaders {
   static let kept: Set<String> = [
     "content-length", "content-type", "transfer-encoding", "connection",
   ]
+}
+
+/// A key of `CachePartition.key` (64 lower-case hex digits) as four words, so that the
+/// `Response` field that carries it to `store` (`Response.cacheEntryKey`) costs the copies of a
+/// response on every call no reference count, as a `String` field did.
+struct CacheEntryKey: Sendable, Hashable {
+  private var w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+
+  /// The key's words; nil for text that is not 64 hex digits (then `store` takes the key again).
+  init?(_ hex: String) {
+    let digits = Array(hex.utf8)
+    guard digits.count == 64 else { return nil }
+    var words: [UInt64] = []
+    for start in stride(from: 0, to: 64, by: 16) {
+      guard
+        let word = UInt64(String(decoding: digits[start..<start + 16], as: UTF8.self), radix: 16)
+      else { return nil }
+      words.append(word)
+    }
+    (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+  }
+
+  /// The 64 hex digits again.
+  var hex: String {
+    [w0, w1, w2, w3].map { word in
+      let text = String(word, radix: 16)
+      return String(repeating: "0", count: 16 - text.utf8.count) + text
+    }.joined()
+  }
 }

@@ -230,13 +230,16 @@ extension Provider {
     var earlyBody: Data?
     var report = DecodingReport()
     let result = try await self.exchange(target, following: plan.link) { response, status in
-      earlyBody = response.data
       do {
         early = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       } catch let error as DecodingError {
         if Malformed.body(response.data, under: plan.format, decoder: decoder) { throw error }
         earlyError = error
       }
+      // Only a body this pass decoded (a value, or why the value did not decode) is handed
+      // over: a failed body (a business code, `Malformed`) that a plugin hands on as a success
+      // is read again, and fails again by the same rules.
+      earlyBody = response.data
     } send: {
       try await self.line.response(to: $0, in: exchange)
     }

@@ -35,6 +35,11 @@ public struct Response: Sendable, CustomStringConvertible {
   /// only on a failure's response (nil for a success, a
   /// stub's or a response you made).
   package var failureDecoder: FailureDecoder?
+  /// The cache key the provider's cache looked this response's request up under, when the
+  /// network answered it: the key it is stored under (`CacheTransport.store`), so that the
+  /// entry belongs to whoever sent the request, not to whoever the session's cookie jar names
+  /// once this response's `Set-Cookie` changed it.
+  var cacheEntryKey: CacheEntryKey?
 
   /// Creates a response.
   ///

@@ -15,7 +15,9 @@ import Foundation
 ///   `URLSessionTransport`'s session adds when it sends it (the cookies of its jar for the URL,
 ///   the credential headers of its configuration: `sessionCredentials`). Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
-///   credential reaches a file name.
+///   credential reaches a file name. It is taken as the request goes out, and the answer is
+///   stored under that key (`CacheTransport`): an answer whose `Set-Cookie` ends or changes the
+///   session belongs to the session that asked.
 /// - A stored response keeps no `Set-Cookie` (replaying one would hand out a stale session),
 ///   and every other secret header is redacted.
 package enum CachePartition {

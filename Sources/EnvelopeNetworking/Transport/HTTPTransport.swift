@@ -92,13 +92,15 @@ extension HTTPTransport {
 /// scheme, host or port, `Authorization`, `Proxy-Authorization`, `Cookie`, `X-Api-Key` and the
 /// `sensitiveHeaders` you name are dropped. A 307 or 308 keeps the method and body (the
 /// transport sends that hop itself, at most 20 redirects; a body given as `httpBodyStream` is
-/// read into memory before the first hop, so that it is sent again too), a 303 becomes a GET
-/// without a body for the rest of the chain, and a body is never sent again from https to http
-/// (the 307 or 308 is then the answer). When your session's configuration adds a credential
-/// header to every request (`httpAdditionalHeaders` with `Authorization`, `Cookie`, `X-Api-Key`
-/// or a `sensitiveHeaders` name), a redirect to another origin is not followed: URLSession would
-/// add the header to that hop too, so the 3xx comes back as the response. The transport decides
-/// redirects: your session delegate's `willPerformHTTPRedirection` is not asked.
+/// read into memory before the first hop, on a thread of its own (a task may feed the stream),
+/// so that it is sent again too: a large body belongs in `upload(_:fromFile:progress:)`), a 303
+/// becomes a GET without a body for the rest of the chain, and a body is never sent again from
+/// https to http (the 307 or 308 is then the answer). When your session's configuration adds a
+/// credential header to every request (`httpAdditionalHeaders` with `Authorization`, `Cookie`,
+/// `X-Api-Key` or a `sensitiveHeaders` name), a redirect to another origin is not followed:
+/// URLSession would add the header to that hop too, so the 3xx comes back as the response. The
+/// transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
+/// asked.
 ///
 /// A 401 comes back as the response it is, with its body, whatever its `WWW-Authenticate`
 /// (Basic, Digest, another scheme): your session's delegate may answer the challenge with a

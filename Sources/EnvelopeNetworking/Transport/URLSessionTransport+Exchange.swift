@@ -22,7 +22,7 @@ extension URLSessionTransport {
     _ request: URLRequest, uploading file: URL? = nil, to destination: URL? = nil,
     progress: TaskExchange.Progress = .none
   ) async throws -> (Data, HTTPURLResponse) {
-    var request = try Self.replayable(request)
+    var request = try await Self.replayable(request)
     var hasBody = file != nil || request.httpBody != nil
     var file = file
     let progress = Self.monotonic(progress)
@@ -57,7 +57,7 @@ extension URLSessionTransport {
   /// - Returns: the head and the body.
   /// - Throws: `URLError` (`.timedOut`, `.httpTooManyRedirects`), `CancellationError`.
   func streamedExchange(_ request: URLRequest) async throws -> StreamedResponse {
-    var request = try Self.replayable(request)
+    var request = try await Self.replayable(request)
     var hasBody = request.httpBody != nil
     let first = request.url
     let timeout = Self.waitLimit(request.timeoutInterval)
@@ -99,20 +99,24 @@ extension URLSessionTransport {
   /// with an empty body (FoundationNetworking's own redirect sends none). The body is then in
   /// memory, as any `httpBody` is; a large one belongs in `upload(_:fromFile:progress:)`.
   ///
+  /// The stream is read on a thread of its own, never on one of the Swift concurrency pool nor
+  /// on the session's queue: a read blocks until the stream's producer writes, and a producer
+  /// that is a task (a pipe it feeds) needs a thread of the pool to do so. Cancelling the
+  /// calling task ends the wait (the thread finishes reading, and its body is dropped).
+  ///
   /// - Parameter request: the request.
   /// - Returns: the request with its body in `httpBody`; any other request as it is.
-  /// - Throws: `URLError(.requestBodyStreamExhausted)` when the stream fails to read.
-  static func replayable(_ request: URLRequest) throws -> URLRequest {
+  /// - Throws: `URLError(.requestBodyStreamExhausted)` when the stream fails to read;
+  ///   `CancellationError`.
+  static func replayable(_ request: URLRequest) async throws -> URLRequest {
     guard request.httpBody == nil, let stream = request.httpBodyStream else { return request }
-    if stream.streamStatus == .notOpen { stream.open() }
-    defer { stream.close() }
-    var body = Data()
-    var buffer = [UInt8](repeating: 0, count: 64 << 10)
-    while true {
-      let count = stream.read(&buffer, maxLength: buffer.count)
-      if count < 0 { throw URLError(.requestBodyStreamExhausted) }
-      if count == 0 { break }
-      body.append(contentsOf: buffer[..<count])
+    let reading = StreamReading(stream)
+    let body = try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        reading.start(continuation)
+      }
+    } onCancel: {
+      reading.finish(.failure(CancellationError()))
     }
     var replayable = request
     replayable.httpBodyStream = nil
@@ -236,5 +240,56 @@ struct TransferMeasure {
     TransferMetrics(
       duration: ContinuousClock.now - start, bytesSent: sent, bytesReceived: received,
       redirects: redirects)
+  }
+}
+
+/// One `httpBodyStream` read whole on a thread of its own (see `URLSessionTransport.replayable`),
+/// its result handed to the first of the reader and a cancellation.
+///
+/// `@unchecked Sendable`: `stream` is touched only by the reader thread once `start` has run (the
+/// caller hands it over and never reads it again), and `continuation` and `result` only under
+/// `lock`.
+private final class StreamReading: @unchecked Sendable {
+  private let stream: InputStream
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Data, any Error>?
+  private var result: Result<Data, any Error>?
+
+  init(_ stream: InputStream) { self.stream = stream }
+
+  /// Starts the reader, which resumes `continuation` (unless a cancellation came first).
+  func start(_ continuation: CheckedContinuation<Data, any Error>) {
+    let early: Result<Data, any Error>? = lock.withLock {
+      if result == nil { self.continuation = continuation }
+      return result
+    }
+    if let early { return continuation.resume(with: early) }
+    let reader = Thread { [self] in finish(Result { try readWhole() }) }
+    reader.name = "EnvelopeNetworking body stream"
+    reader.start()
+  }
+
+  /// Hands `outcome` to the waiting call, once: the first outcome wins.
+  func finish(_ outcome: Result<Data, any Error>) {
+    let waiting: CheckedContinuation<Data, any Error>? = lock.withLock {
+      guard result == nil else { return nil }
+      result = outcome
+      defer { continuation = nil }
+      return continuation
+    }
+    waiting?.resume(with: outcome)
+  }
+
+  private func readWhole() throws -> Data {
+    if stream.streamStatus == .notOpen { stream.open() }
+    defer { stream.close() }
+    var body = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      let count = stream.read(&buffer, maxLength: buffer.count)
+      if count < 0 { throw URLError(.requestBodyStreamExhausted) }
+      if count == 0 { return body }
+      body.append(contentsOf: buffer[..<count])
+    }
   }
 }

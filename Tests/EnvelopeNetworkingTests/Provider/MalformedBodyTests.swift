@@ -90,3 +90,39 @@ private struct Mending: Plugin {
     #expect(response.envelopeStatus?.isSuccess == true)
   }
 }
+
+/// Hands a failed response on as a success, body and all (a plugin that accepts whatever the
+/// server said, as an offline fallback may).
+private struct Accepting: Plugin {
+  func process(_ result: Result<Response, ProviderError>, target: any TargetType) async
+    -> Result<Response, ProviderError>
+  {
+    guard case .failure(let error) = result, let failed = error.response else { return result }
+    return .success(failed)
+  }
+}
+
+extension MalformedBodyTests {
+  /// A failed body a plugin hands on as a success is read again by the same rules: the call
+  /// fails with the provider's error for it, never with a `CancellationError` it was not given.
+  @Test(arguments: [
+    (#"<html>maintenance</html>"#, "decoding"),
+    (#"{"code":0,"msg":"ok","data":{"id":7,"#, "decoding"),
+    (#"{"code":40001,"msg":"phone invalid","data":null}"#, "business"),
+  ])
+  func aFailedBodyAPluginHandsOnAsItIsFailsAgainByTheSameRules(_ body: String, _ kind: String)
+    async throws
+  {
+    let provider = Provider<BodyStub>(plugins: [Accepting()], stub: .immediate)
+    do {
+      _ = try await provider.request(BodyStub(body: body), as: DemoUser.self)
+      Issue.record("decoded")
+    } catch ProviderError.decoding {
+      #expect(kind == "decoding")
+    } catch ProviderError.business {
+      #expect(kind == "business")
+    } catch {
+      Issue.record("threw \(type(of: error)): \(error)")
+    }
+  }
+}

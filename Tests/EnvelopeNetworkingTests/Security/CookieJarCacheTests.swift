@@ -77,3 +77,18 @@ private struct Whoami: Decodable, Equatable { var user: String }
     }
   }
 }
+
+extension CookieJarCacheTests {
+  /// An answer is stored for the cookies its request went out with, not for those the jar
+  /// holds once the answer's `Set-Cookie` changed it: an answer that ends the session (its
+  /// cookie expires) is never served to the signed-out session that follows.
+  @Test func anAnswerThatEndsTheSessionIsNotServedToTheSessionAfter() async throws {
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let app = provider(try DiskCache(directory: folder))
+    try await signIn(app, as: "erin-\(uniqueID())")
+    var last = whoami
+    last.headers = ["X-Sign-Out": "1"]  // the server ends the session with this answer
+    #expect(try await app.request(last, as: Whoami.self).user.hasPrefix("erin-"))
+    #expect(try await app.request(whoami, as: Whoami.self).user == "nobody")
+  }
+}
