@@ -89,4 +89,18 @@ import Testing
     #expect(source.contains("TaggedDecodable"), "\(source)")
     #expect(source.contains("  static let tagPath: JSONPath = \(path)\n"), "\(source)")
   }
+  /// A tag value named like a type the generated file uses (`TaggedVariant` in `variants`,
+  /// `JSONPath`, `CaseDefaultable`, …) must not name a struct that shadows it.
+  @Test(arguments: [
+    "TaggedVariant", "TaggedDecodable", "TaggedEncodable", "JSONPath", "CaseDefaultable",
+    "EnvelopeFormat",
+  ])
+  func aTagValueNamedLikeALibraryTypeDoesNotShadowIt(value: String) {
+    let body =
+      #"[{"type":"\#(value)","a":1,"a2":1},{"type":"\#(value)","a":2,"a2":2},{"type":"b","c":"s","c2":1}]"#
+    let source = run(["models", "t.json"], files: ["t.json": body]).output
+    #expect(source.contains("TaggedDecodable"), "\(source)")
+    #expect(!source.contains("struct \(value):"), "\(source)")
+    #expect(!source.contains("(\(value).self)"), "\(source)")
+  }
 }
