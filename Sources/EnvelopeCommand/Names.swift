@@ -6,8 +6,9 @@ enum Names {
     "Decodable", "Dictionary", "Double", "Encodable", "Error", "Float", "Int", "JSON", "Never",
     "Optional", "Protocol", "Result", "Self", "Set", "String", "Type", "URL", "UUID", "Void",
     // Names the generated file itself uses.
-    "CodingKey", "DecodingPolicy", "EnvelopeKit", "Foundation", "LenientDecoder", "Sendable",
-    "UInt64",
+    "CaseDefaultable", "CodingKey", "DecodingPolicy", "EnvelopeFormat", "EnvelopeKit",
+    "Foundation", "JSONPath", "LenientDecoder", "Sendable", "TaggedDecodable", "TaggedEncodable",
+    "TaggedVariant", "UInt64", "ValueTransform",
   ]
 
   /// Words that need backticks as property names.

@@ -1,3 +1,5 @@
+import EnvelopeKit
+
 /// A `TaggedDecodable` enum the models declare for a ``TaggedChoice``: a case per tag value
 /// seen, holding that value's struct (the whole object), and `unknown` for any other value.
 struct TaggedEnum {
@@ -48,7 +50,12 @@ struct TaggedEnum {
     lines.append("  case unknown(String?, JSON)")
     lines.append("")
     if options.isPublic { lines.append("  /// Where the tag is.") }
-    lines.append("  \(access)static let tagPath: JSONPath = \(Names.literal(codingKey))")
+    // The text form splits at `.` and `>` and reads digits as an index: such a key is written
+    // as the one component it is.
+    let path =
+      JSONPath(codingKey).components == [.key(codingKey)]
+      ? Names.literal(codingKey) : "[\(Names.literal(codingKey))]"
+    lines.append("  \(access)static let tagPath: JSONPath = \(path)")
     if options.isPublic { lines.append("  /// The case for each tag value.") }
     lines.append("  \(access)static let variants: [String: TaggedVariant<\(name)>] = [")
     for item in cases {

@@ -76,4 +76,31 @@ import Testing
     let code = source.split(separator: "\n").filter { !$0.contains("//") }
     #expect(code.allSatisfy { $0.count <= 100 }, "\(code.filter { $0.count > 100 })")
   }
+  /// A tag key that the text form of `JSONPath` would split (`event.type` → `event`, `type`;
+  /// `a>b`; an all-digit key is an index) is written as one key component.
+  @Test(arguments: [
+    ("event.type", #"["event.type"]"#), ("a>b", #"["a>b"]"#), ("7", #"["7"]"#),
+    ("type", #""type""#),
+  ])
+  func aTagKeyTheTextPathWouldSplitIsOneComponent(key: String, path: String) {
+    let body =
+      #"[{"\#(key)":"a","x":1,"x2":1},{"\#(key)":"a","x":2,"x2":2},{"\#(key)":"b","y":"s","y2":1}]"#
+    let source = run(["models", "t.json"], files: ["t.json": body]).output
+    #expect(source.contains("TaggedDecodable"), "\(source)")
+    #expect(source.contains("  static let tagPath: JSONPath = \(path)\n"), "\(source)")
+  }
+  /// A tag value named like a type the generated file uses (`TaggedVariant` in `variants`,
+  /// `JSONPath`, `CaseDefaultable`, …) must not name a struct that shadows it.
+  @Test(arguments: [
+    "TaggedVariant", "TaggedDecodable", "TaggedEncodable", "JSONPath", "CaseDefaultable",
+    "EnvelopeFormat",
+  ])
+  func aTagValueNamedLikeALibraryTypeDoesNotShadowIt(value: String) {
+    let body =
+      #"[{"type":"\#(value)","a":1,"a2":1},{"type":"\#(value)","a":2,"a2":2},{"type":"b","c":"s","c2":1}]"#
+    let source = run(["models", "t.json"], files: ["t.json": body]).output
+    #expect(source.contains("TaggedDecodable"), "\(source)")
+    #expect(!source.contains("struct \(value):"), "\(source)")
+    #expect(!source.contains("(\(value).self)"), "\(source)")
+  }
 }
