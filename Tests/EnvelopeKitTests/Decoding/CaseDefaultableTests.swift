@@ -32,6 +32,10 @@ struct Account: Codable, Hashable, Sendable {
   var plan: Plan
 }
 
+struct MaybeAccount: Codable, Hashable, Sendable {
+  var plan: Plan?
+}
+
 struct Accounts: Codable, Hashable, Sendable {
   var plans: [Plan]
 }
@@ -91,5 +95,16 @@ struct Accounts: Codable, Hashable, Sendable {
     let decoded = try LenientDecoder().decodeWithReport(Box<Tier>.self, from: data)
     #expect(decoded.value.v == .unknown)
     #expect(decoded.report.entries.map(\.kind) == [.defaulted])
+  }
+
+  /// The type says what stands for an unknown raw value, so an Optional gets it, not nil; null
+  /// and a missing key stay nil.
+  @Test func anOptionalTakesTheKeptRawValueAndNullStaysNil() throws {
+    let cases: [(String, Plan?)] = [
+      (#"{"plan":"team"}"#, .other("team")), (#"{"plan":null}"#, nil), ("{}", nil),
+    ]
+    for (json, plan) in cases {
+      #expect(try LenientDecoder().decode(MaybeAccount.self, from: Data(json.utf8)).plan == plan)
+    }
   }
 }

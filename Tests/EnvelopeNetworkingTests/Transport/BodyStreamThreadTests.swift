@@ -92,7 +92,7 @@ private final class FedPipe: @unchecked Sendable {
     defer { pipe.close() }  // the reader thread ends with the pipe
     var request = URLRequest(url: url, timeoutInterval: 60)
     request.httpMethod = "POST"
-    request.httpBodyStream = try #require(pipe.stream)
+    request.httpBodyStream = pipe.stream
     let sent = request
     let call = Task { try await URLSessionTransport().send(sent) }
     try await Task.sleep(for: .milliseconds(200))
