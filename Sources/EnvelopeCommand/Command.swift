@@ -46,6 +46,10 @@ package enum Command {
     do {
       guard let verb = arguments.first else { throw Failure(message: usage) }
       let rest = Array(arguments.dropFirst())
+      // `envelope models --help` asks for help, as `envelope --help` does.
+      if rest.contains(where: { $0 == "--help" || $0 == "-h" }) {
+        return Outcome(output: usage + "\n", error: "", status: 0)
+      }
       switch verb {
       case "inspect": return Outcome(output: try inspect(rest, read: read), error: "", status: 0)
       case "query": return Outcome(output: try query(rest, read: read), error: "", status: 0)

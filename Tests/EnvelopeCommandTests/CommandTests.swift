@@ -15,6 +15,14 @@ func run(_ arguments: [String], files: [String: String]) -> Command.Outcome {
   let envelope =
     #"{"code":0,"msg":"ok","data":{"items":[{"price":12.5,"tags":["a"]},{"price":3}],"total":2}}"#
 
+  @Test(arguments: [["models", "--help"], ["inspect", "-h"], ["query", "body.json", "--help"]])
+  func helpAfterACommandPrintsTheUsage(_ arguments: [String]) {
+    let outcome = run(arguments, files: [:])
+    #expect(outcome.status == 0)
+    #expect(outcome.output == Command.usage + "\n")
+    #expect(outcome.error.isEmpty)
+  }
+
   @Test func inspectPrintsTheStatusAndAnOutlineOfData() {
     let outcome = run(["inspect", "body.json"], files: ["body.json": envelope])
     #expect(outcome.status == 0)
