@@ -380,12 +380,9 @@ struct ModelWriter {
       lines.append("")
       lines.append("  enum CodingKeys: String, CodingKey {")
       for property in declaration.properties {
-        let name = Names.escaped(property.name)
         lines.append(
-          contentsOf: Self.fitted(
-            width: width,
-            property.name == property.codingKey
-              ? "    case \(name)" : "    case \(name) = \(Names.literal(property.codingKey))"))
+          contentsOf: Self.rawCase(
+            property.name, raw: property.codingKey, indent: "    ", width: width))
       }
       lines.append("  }")
     }
@@ -419,6 +416,15 @@ struct ModelWriter {
     }
     lines.append("  }")
     return lines
+  }
+
+  /// A case with a raw value: `case name`, or `case name = "raw"` when they differ, fitted to
+  /// `width` (coding keys and `--enums` cases alike).
+  static func rawCase(_ name: String, raw: String, indent: String, width: Int) -> [String] {
+    let escaped = Names.escaped(name)
+    return fitted(
+      width: width,
+      name == raw ? "\(indent)case \(escaped)" : "\(indent)case \(escaped) = \(Names.literal(raw))")
   }
 
   /// A line of code in lines of at most 100 characters where it can be broken as swift-format

@@ -78,12 +78,8 @@ struct StringEnum {
         width: width, "\(access)enum \(name): String, Codable, Sendable, CaseDefaultable {"))
     for item in cases {
       if options.isPublic { lines.append("  /// \(Names.literal(item.value)).") }
-      let name = Names.escaped(item.name)
       lines.append(
-        contentsOf: ModelWriter.fitted(
-          width: width,
-          item.name == item.value
-            ? "  case \(name)" : "  case \(name) = \(Names.literal(item.value))"))
+        contentsOf: ModelWriter.rawCase(item.name, raw: item.value, indent: "  ", width: width))
     }
     lines.append("")
     if options.isPublic { lines.append("  /// The case for a value the samples do not show.") }
