@@ -122,14 +122,7 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   private(set) var isDone = false
   /// The data of the chunk's events, and their other fields, in order (kept for capacity).
   private var pending = FrameBatch()
-  private var fields: [Fields] = []
-
-  /// An event's fields but its data.
-  private struct Fields {
-    var event: String?
-    var id: String?
-    var retry: Duration?
-  }
+  private var fields: [EventFields] = []
 
   init(endMarker: String?) { self.endMarker = endMarker }
 
@@ -158,7 +151,7 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
         return
       }
       pending.append(event.data)
-      fields.append(Fields(event: event.event, id: event.id, retry: event.retry))
+      fields.append(EventFields(event: event.event, id: event.id, retry: event.retry))
     }
     isDone = done
     guard pending.count > 0 else { return }
@@ -190,6 +183,14 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     let id = parser.dispatchedEventID
     return (id.isEmpty ? [:] : ["Last-Event-ID": id], parser.reconnectionTime)
   }
+}
+
+/// An event's fields but its data. Not nested in `EventsFraming<T>`: a type nested in a generic
+/// one is generic too, and unspecialised code looks its metadata up at every use (per event).
+private struct EventFields {
+  var event: String?
+  var id: String?
+  var retry: Duration?
 }
 
 /// The elements of an array at a path, in an envelope or a plain body.
