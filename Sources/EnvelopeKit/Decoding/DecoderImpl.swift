@@ -485,10 +485,20 @@ extension DecoderImpl {
   func decodeFrame<T: Decodable>(
     _ type: T.Type, in document: JSONDocument, index: Int, _ keep: (consuming T) -> Void
   ) throws {
+    try decodeFrame(type, in: ContainerFrame(root: document), token: 0, index: index, keep)
+  }
+
+  /// `decodeFrame(_:in:index:_:)` for the value at `token` of `root`'s document (a frame of a
+  /// batch, `FrameDecoder.decode(_:frames:keeping:)`): the same coding path and report, as if
+  /// the value were a document of its own.
+  func decodeFrame<T: Decodable>(
+    _ type: T.Type, in root: ContainerFrame, token: Int, index: Int,
+    _ keep: (consuming T) -> Void
+  ) throws {
     stack = StackGuard()
     let position = DecodingPosition(
-      parent: ContainerFrame(root: document), index: 0, key: AnyCodingKey(intValue: index),
-      allowsFallback: false, type: type)
+      parent: root, index: token, key: AnyCodingKey(intValue: index), allowsFallback: false,
+      type: type)
     try element(type, at: position, keep)
   }
 

@@ -80,6 +80,9 @@ package struct EventStreamParser {
   private var head: [UInt8]? = []
   private var data: [UInt8] = []
   private var eventType: [UInt8] = []
+  /// The last event type dispatched, as text: a stream that names the same type on every event
+  /// (`event: content_block_delta`) makes one `String`, not one per event.
+  private var lastType: (bytes: [UInt8], text: String) = ([], "")
   /// The reconnection time set since the last dispatch.
   private var retry: Duration?
 
@@ -246,7 +249,8 @@ package struct EventStreamParser {
       data.append(contentsOf: value)
       data.append(ASCII.newline)
     } else if field.elementsEqual(Self.eventName) {
-      eventType = Array(value)
+      eventType.removeAll(keepingCapacity: true)
+      eventType.append(contentsOf: value)
     } else if field.elementsEqual(Self.idName) {
       if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
     } else if field.elementsEqual(Self.retryName) {
@@ -303,7 +307,13 @@ package struct EventStreamParser {
     guard !data.isEmpty else { return }
     data.removeLast()
     count += 1
-    let type = eventType.isEmpty ? nil : String(decoding: eventType, as: UTF8.self)
+    var type: String?
+    if !eventType.isEmpty {
+      if eventType != lastType.bytes {
+        lastType = (eventType, String(decoding: eventType, as: UTF8.self))
+      }
+      type = lastType.text
+    }
     let id = lastEventID.isEmpty ? nil : lastEventID
     if !Self.isASCII(data) {
       // Text as the standard decodes it: invalid UTF-8 becomes U+FFFD (valid text is unchanged).

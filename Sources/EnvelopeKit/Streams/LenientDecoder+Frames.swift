@@ -15,8 +15,11 @@ import Foundation
 ///
 /// Not `Sendable`: one stream's frames, decoded in turn (on any thread).
 package final class FrameDecoder {
-  private let decoder: DecoderImpl
-  private let maxDepth: Int
+  let decoder: DecoderImpl
+  let maxDepth: Int
+  /// The batches of frames decoded in one scan (`decode(_:frames:firstIndex:keeping:)`; tests
+  /// read it).
+  package internal(set) var batchesJoined = 0
 
   /// A frame decoder with `decoder`'s settings and policy.
   ///

@@ -25,6 +25,7 @@ public struct ServerSentEvent<T: Sendable>: Sendable {
   ///   - id: the last event ID.
   ///   - retry: the reconnection time the event set.
   ///   - data: the data.
+  @inlinable
   public init(event: String? = nil, id: String? = nil, retry: Duration? = nil, data: T) {
     self.event = event
     self.id = id

@@ -112,42 +112,61 @@ struct LinesFraming<T: Decodable>: StreamFraming {
 }
 
 /// Server-Sent Events: each event's data one value.
+///
+/// The events a chunk completes are decoded in one scan (`FrameBatch`: a 200-byte event's
+/// data costs its decode, not a document of its own), then paired with their fields.
 struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
   let endMarker: String?
   private var parser = EventStreamParser()
   private var frames: FrameDecoder?
   private(set) var isDone = false
+  /// The data of the chunk's events, and their other fields, in order (kept for capacity).
+  private var pending = FrameBatch()
+  private var fields: [EventFields] = []
 
   init(endMarker: String?) { self.endMarker = endMarker }
 
   mutating func start(_ decoder: LenientDecoder) { frames = FrameDecoder(decoder) }
 
   mutating func feed(_ chunk: Data, into batch: inout Framed<ServerSentEvent<T>>) throws {
-    guard !isDone, let frames else { return }
+    guard !isDone, let frames, batch.error == nil else { return }
     let endMarker = self.endMarker
-    var index = parser.count
+    let firstIndex = parser.count
     var done = false
-    frames.startBatch()
+    // Taken out of `self` for the parse (the parser is `self`'s), put back for their capacity.
+    var pending = self.pending
+    var fields = self.fields
+    self.pending = FrameBatch()
+    self.fields = []
+    defer {
+      pending.removeAll()
+      fields.removeAll(keepingCapacity: true)
+      self.pending = pending
+      self.fields = fields
+    }
     parser.feed(chunk) { event in
       guard !done else { return }
       if let endMarker, event.hasData(endMarker) {
         done = true
         return
       }
-      let frame = index
-      index += 1
-      guard batch.error == nil else { return }
-      do {
-        try frames.decode(T.self, from: event.data, index: frame) { value in
-          batch.values.append(
-            ServerSentEvent(event: event.event, id: event.id, retry: event.retry, data: value))
-        }
-      } catch {
-        batch.error = error
+      pending.append(event.data)
+      fields.append(EventFields(event: event.event, id: event.id, retry: event.retry))
+    }
+    isDone = done
+    guard pending.count > 0 else { return }
+    frames.startBatch()
+    batch.values.reserveCapacity(batch.values.count + pending.count)
+    do {
+      try frames.decode(T.self, frames: &pending, firstIndex: firstIndex) { position, value in
+        let field = fields[position]
+        batch.values.append(
+          ServerSentEvent(event: field.event, id: field.id, retry: field.retry, data: value))
       }
+    } catch {
+      batch.error = error
     }
     batch.add(frames.takeReport())
-    isDone = done
   }
 
   mutating func finish(into batch: inout Framed<ServerSentEvent<T>>) throws {
@@ -164,6 +183,14 @@ struct EventsFraming<T: Decodable & Sendable>: StreamFraming {
     let id = parser.dispatchedEventID
     return (id.isEmpty ? [:] : ["Last-Event-ID": id], parser.reconnectionTime)
   }
+}
+
+/// An event's fields but its data. Not nested in `EventsFraming<T>`: a type nested in a generic
+/// one is generic too, and unspecialised code looks its metadata up at every use (per event).
+private struct EventFields {
+  var event: String?
+  var id: String?
+  var retry: Duration?
 }
 
 /// The elements of an array at a path, in an envelope or a plain body.
