@@ -2,13 +2,17 @@ import Foundation
 
 /// Paths into a tagged value's object, read and written through keyed containers.
 enum TaggedPath {
-  /// The keys of `path`; an index is an error (tagged paths go through objects).
-  static func keys(of path: JSONPath, codingPath: [any CodingKey]) throws -> [AnyCodingKey] {
+  /// The keys of `path`; an index is an error (tagged paths go through objects). The coding
+  /// path is asked only for that error: it is an array built from the decoder's frames, and
+  /// asking it for every tagged value was a fifth of reading the tag.
+  static func keys(of path: JSONPath, codingPath: @autoclosure () -> [any CodingKey]) throws
+    -> [AnyCodingKey]
+  {
     try path.components.map { component in
       guard case .key = component else {
         throw DecodingError.dataCorrupted(
           DecodingError.Context(
-            codingPath: codingPath,
+            codingPath: codingPath(),
             debugDescription: "The tagged path \(path) has an array index; it may hold keys only."
           ))
       }

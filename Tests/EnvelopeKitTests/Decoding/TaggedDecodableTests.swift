@@ -232,6 +232,51 @@ import Testing
     }
   }
 
+  /// A tag path through an array index: its own error, at the tagged value's coding path (asked
+  /// only when the error is thrown).
+  enum Indexed: TaggedDecodable, TaggedEncodable, Sendable {
+    case square(Square)
+
+    static let tagPath: JSONPath = "kinds.0"
+    static let variants: [String: TaggedVariant<Indexed>] = [
+      "square": TaggedVariant(Square.self) { .square($0) }
+    ]
+    var tag: String { "square" }
+    var variantValue: any Encodable {
+      switch self {
+      case .square(let square): return square
+      }
+    }
+  }
+
+  struct IndexedHolder: Codable, Sendable {
+    var items: [Indexed]
+  }
+
+  @Test(arguments: policies)
+  func aTagPathWithAnIndexIsAnErrorAtTheValuesPath(policy: DecodingPolicy) throws {
+    let json = #"{"items":[{"kinds":["square"],"side":1}]}"#
+    do {
+      let decoded = try LenientDecoder(policy: policy).decodeWithReport(
+        IndexedHolder.self, from: Data(json.utf8))
+      // Lenient drops the element; the report names it.
+      #expect(policy == .lenient && decoded.value.items.isEmpty)
+      #expect(decoded.report.entries.map(\.path) == ["items[0]"])
+      #expect(decoded.report.entries.map(\.kind) == [.dropped])
+    } catch DecodingError.dataCorrupted(let context) {
+      #expect(policy == .strict)
+      #expect(formatCodingPath(context.codingPath) == "items[0]")
+      #expect(context.debugDescription.contains("has an array index"))
+    }
+    do {
+      _ = try ModelEncoder().encode(IndexedHolder(items: [.square(Square(side: 1))]))
+      Issue.record("encoded")
+    } catch EncodingError.invalidValue(_, let context) {
+      #expect(formatCodingPath(context.codingPath) == "items[0]")
+      #expect(context.debugDescription.contains("has an array index"))
+    }
+  }
+
   @Test(arguments: policies)
   func missingNestedTagNamesTheTagPath(policy: DecodingPolicy) throws {
     do {
