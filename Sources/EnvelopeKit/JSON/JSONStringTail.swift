@@ -90,17 +90,36 @@ struct JSONStringTail {
     return value
   }
 
-  /// Validates the run of non-ASCII text at `index` and leaves `index` after it. A three-byte
-  /// sequence (twitter.json's Japanese) is checked in one word compare unless its lead is E0 or
-  /// ED, whose second byte has a narrower range; those and every other sequence go through
-  /// `scanUTF8Sequence`. Twitter reader loop -7%.
+  /// Validates the run of non-ASCII text at `index` and leaves `index` after it. Three-byte
+  /// sequences (twitter.json's Japanese) are checked by word compares, two at a time from an
+  /// 8-byte word when both are, unless a lead is E0 or ED, whose second byte has a narrower
+  /// range; those and every other sequence go through `scanUTF8Sequence`. One at a time:
+  /// twitter reader loop -7%; two at a time: twitter reader alone a further +4-6%.
   private mutating func scanNonASCIIRun() throws(JSONReaderError) {
     guard let base = bytes.baseAddress else { return }
     repeat {
-      if bytes.count - index >= 4 {
+      if bytes.count - index >= 8 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+        // 1110xxxx 10xxxxxx 10xxxxxx, twice
+        if word & 0xC0C0_F0C0_C0F0 == 0x8080_E080_80E0 {
+          let first = UInt8(truncatingIfNeeded: word)
+          let second = UInt8(truncatingIfNeeded: word &>> 24)
+          if first != 0xE0 && first != 0xED && second != 0xE0 && second != 0xED {
+            index += 6
+            continue
+          }
+        }
+        if word & 0x00C0_C0F0 == 0x0080_80E0 {
+          let lead = UInt8(truncatingIfNeeded: word)
+          if lead != 0xE0 && lead != 0xED {
+            index += 3
+            continue
+          }
+        }
+      } else if bytes.count - index >= 4 {
         let word = UInt32(
           littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt32.self))
-        // 1110xxxx 10xxxxxx 10xxxxxx
         if word & 0x00C0_C0F0 == 0x0080_80E0 {
           let lead = UInt8(truncatingIfNeeded: word)
           if lead != 0xE0 && lead != 0xED {
