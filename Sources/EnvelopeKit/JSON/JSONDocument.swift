@@ -47,7 +47,7 @@ final class JSONDocument: @unchecked Sendable {
   private init(
     bytes: UnsafeBufferPointer<UInt8>, isOwned: Bool, maxDepth: Int, allowsTrailingCommas: Bool
   ) throws(JSONReaderError) {
-    var scanner = JSONScanner(
+    let scanner = JSONScanner(
       bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
     do {
       let tape = try scanner.scan()

@@ -10,158 +10,241 @@
 // - Nesting is tracked on an explicit stack, never by recursion, and capped at `maxDepth`.
 
 /// Scans JSON bytes into a tape of tokens.
+///
+/// The main loop (`scanValues`) keeps its position, the tape and the innermost open container
+/// in local variables, and its helpers are static functions of the bytes alone, so the compiler
+/// can keep that state in registers: a helper that took the scanner was handed a copy of it on
+/// every call (canada.json's reader about 1.4x slower in the first version that way). Strings
+/// with escapes or non-ASCII text continue out of line in `JSONStringTail`.
 struct JSONScanner {
   private let bytes: UnsafeBufferPointer<UInt8>
   private let maxDepth: Int
   private let allowsTrailingCommas: Bool
-  private var index = 0
-  private var tokens: PlainBuffer<JSONToken>
 
   init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool = false) {
     self.bytes = bytes
     self.maxDepth = maxDepth
     self.allowsTrailingCommas = allowsTrailingCommas
-    tokens = .tape(capacity: max(16, bytes.count / 6))
   }
 
   /// Scans the whole input. Throws `JSONReaderError` on the first problem.
   ///
   /// - Returns: the tape and its buffer's capacity; the caller now owns the buffer and gives it
   ///   back with `SpareTape.giveBack`.
-  mutating func scan() throws(JSONReaderError) -> (
+  func scan() throws(JSONReaderError) -> (
     tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int
   ) {
-    do {
-      try scanValues()
-      return tokens.handOver()
-    } catch {
-      tokens.giveBack()
-      throw error
-    }
+    try scanValues()
   }
 
-  private mutating func scanValues() throws(JSONReaderError) {
-    guard bytes.count < Int(UInt32.max) else { throw error(.tooLarge, at: 0) }
-    if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
-      index = 3
+  /// An open container: its token and the values it holds so far.
+  private struct OpenContainer {
+    var token: Int
+    var count: Int
+  }
+
+  /// The main loop. The tape is a local variable that no call takes the address of (helpers
+  /// return what they found and this loop appends), so its count can live in a register.
+  private func scanValues() throws(JSONReaderError) -> (
+    tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int
+  ) {
+    let bytes = bytes
+    guard bytes.count < Int(UInt32.max) else { try Self.fail(.tooLarge, at: 0, bytes) }
+    guard let base = bytes.baseAddress else { try Self.fail(.unexpectedEnd, at: 0, bytes) }
+    var tape = PlainBuffer<JSONToken>.tape(capacity: max(16, bytes.count / 6))
+    var scanned = false
+    defer { if !scanned { tape.giveBack() } }
+    let count = bytes.count
+    let maxDepth = maxDepth
+    let allowsTrailingCommas = allowsTrailingCommas
+    var i = 0
+    if count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF {
+      i = 3
     }
-    // Token indexes of the open containers, innermost last.
-    var stack = PlainBuffer<Int>(capacity: 64)
+    // The open containers around the innermost one (`top`), outermost first.
+    var stack = PlainBuffer<OpenContainer>(capacity: 64)
     defer { stack.base.deallocate() }
-    skipWhitespace()
+    var top = OpenContainer(token: -1, count: 0)
+    var isObject = false
+    var depth = 0
+    i = Self.skipWhitespace(bytes, i)
     valueLoop: while true {
-      // A value is expected at `index`.
-      guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-      let byte = bytes[index]
+      // A value is expected at `i`.
+      guard i < count else { try Self.fail(.unexpectedEnd, at: i, bytes) }
+      let byte = base[i]
       switch byte {
+      case ASCII.quote:
+        let string = try Self.scanString(bytes, at: i)
+        tape.append(
+          JSONToken(
+            kind: .string, flags: string.flags, start: i &+ 1, end: string.end,
+            next: tape.count &+ 1))
+        i = string.end &+ 1
       case ASCII.openBrace, ASCII.openBracket:
-        let isObject = byte == ASCII.openBrace
-        guard stack.count < maxDepth else { throw error(.tooDeep(limit: maxDepth), at: index) }
-        stack.append(tokens.count)
-        tokens.append(
-          JSONToken(kind: isObject ? .object : .array, start: index, end: index, next: 0))
-        index += 1
-        skipWhitespace()
-        guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-        let closer = isObject ? ASCII.closeBrace : ASCII.closeBracket
-        if bytes[index] == closer {
-          index += 1
-          closeContainer(stack.removeLast())
-        } else {
-          if isObject { try scanKey(object: tokens.count - 1) }
+        guard depth < maxDepth else {
+          try Self.fail(.tooDeep(limit: maxDepth), at: i, bytes)
+        }
+        depth &+= 1
+        if top.token >= 0 { stack.append(top) }
+        isObject = byte == ASCII.openBrace
+        top = OpenContainer(token: tape.count, count: 0)
+        tape.append(JSONToken(kind: isObject ? .object : .array, start: i, end: i, next: 0))
+        i &+= 1
+        i = Self.skipWhitespace(bytes, i)
+        guard i < count else { try Self.fail(.unexpectedEnd, at: i, bytes) }
+        guard base[i] == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
+          if isObject {
+            let key = try Self.scanKey(bytes, at: i)
+            tape.append(
+              JSONToken(
+                kind: .string, flags: key.flags, start: i &+ 1, end: key.end,
+                next: tape.count &+ 1))
+            if !key.flags.isEmpty { tape[top.token].flags.insert(.hasNonASCIIKeys) }
+            i = key.value
+          }
           continue valueLoop
         }
-      case ASCII.quote:
-        try scanString()
+        i &+= 1
+        Self.close(&top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
       case ASCII.lowerT:
-        try scanLiteral("true", kind: .true)
+        let end = try Self.scanLiteral(bytes, "true", at: i)
+        tape.append(JSONToken(kind: .true, start: i, end: end, next: tape.count &+ 1))
+        i = end
       case ASCII.lowerF:
-        try scanLiteral("false", kind: .false)
+        let end = try Self.scanLiteral(bytes, "false", at: i)
+        tape.append(JSONToken(kind: .false, start: i, end: end, next: tape.count &+ 1))
+        i = end
       case ASCII.lowerN:
-        try scanLiteral("null", kind: .null)
+        let end = try Self.scanLiteral(bytes, "null", at: i)
+        tape.append(JSONToken(kind: .null, start: i, end: end, next: tape.count &+ 1))
+        i = end
       case ASCII.minus, ASCII.zero...ASCII.nine:
-        try scanNumber()
+        let number = try Self.scanNumber(bytes, at: i)
+        tape.append(
+          JSONToken(
+            kind: .number, flags: number.isInteger ? .isInteger : [], start: i, end: number.end,
+            next: tape.count &+ 1))
+        i = number.end
       default:
-        throw error(.unexpectedCharacter(byte, expected: "a value"), at: index)
+        try Self.fail(.unexpectedCharacter(byte, expected: "a value"), at: i, bytes)
       }
 
       // A value just ended: continue its container, close it, or finish.
-      while let top = stack.last {
-        if tokens[top].shortCount < .max { tokens[top].shortCount += 1 }
-        skipWhitespace()
-        guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-        let isObject = tokens[top].kind == .object
-        let next = bytes[index]
+      while top.token >= 0 {
+        top.count &+= 1
+        i = Self.skipWhitespace(bytes, i)
+        guard i < count else { try Self.fail(.unexpectedEnd, at: i, bytes) }
+        let next = base[i]
+        let closer = isObject ? ASCII.closeBrace : ASCII.closeBracket
         if next == ASCII.comma {
-          index += 1
-          skipWhitespace()
-          if allowsTrailingCommas, index < bytes.count,
-            bytes[index] == (isObject ? ASCII.closeBrace : ASCII.closeBracket)
-          {
-            index += 1
-            closeContainer(stack.removeLast())
+          i &+= 1
+          i = Self.skipWhitespace(bytes, i)
+          if allowsTrailingCommas, i < count, base[i] == closer {
+            i &+= 1
+            Self.close(
+              &top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
             continue
           }
-          if isObject { try scanKey(object: top) }
+          if isObject {
+            let key = try Self.scanKey(bytes, at: i)
+            tape.append(
+              JSONToken(
+                kind: .string, flags: key.flags, start: i &+ 1, end: key.end,
+                next: tape.count &+ 1))
+            if !key.flags.isEmpty { tape[top.token].flags.insert(.hasNonASCIIKeys) }
+            i = key.value
+          }
           continue valueLoop
         }
-        guard next == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
-          throw error(
-            .unexpectedCharacter(next, expected: isObject ? "',' or '}'" : "',' or ']'"),
-            at: index)
+        guard next == closer else {
+          try Self.fail(
+            .unexpectedCharacter(next, expected: isObject ? "',' or '}'" : "',' or ']'"), at: i,
+            bytes)
         }
-        index += 1
-        closeContainer(stack.removeLast())
+        i &+= 1
+        Self.close(&top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
       }
       break valueLoop
     }
-    skipWhitespace()
-    guard index == bytes.count else { throw error(.trailingContent, at: index) }
+    i = Self.skipWhitespace(bytes, i)
+    guard i == count else { try Self.fail(.trailingContent, at: i, bytes) }
+    scanned = true
+    return tape.handOver()
   }
 
   // MARK: - Containers
 
-  private mutating func closeContainer(_ tokenIndex: Int) {
-    tokens[tokenIndex].end = UInt32(truncatingIfNeeded: index)
-    tokens[tokenIndex].next = UInt32(truncatingIfNeeded: tokens.count)
+  /// Closes the innermost container (its closing bracket ends before `end`): writes its end,
+  /// its next token and its count, and makes the container around it the innermost.
+  @inline(__always)
+  private static func close(
+    _ top: inout OpenContainer, isObject: inout Bool, depth: inout Int,
+    stack: inout PlainBuffer<OpenContainer>, tape: inout PlainBuffer<JSONToken>, at end: Int
+  ) {
+    let closed = tape.base + top.token
+    closed.pointee.end = UInt32(truncatingIfNeeded: end)
+    closed.pointee.next = UInt32(truncatingIfNeeded: tape.count)
+    closed.pointee.shortCount = UInt16(truncatingIfNeeded: min(top.count, Int(UInt16.max)))
+    depth &-= 1
+    if stack.count > 0 {
+      top = stack.removeLast()
+      isObject = tape[top.token].kind == .object
+    } else {
+      top = OpenContainer(token: -1, count: 0)
+    }
   }
 
-  /// Scans `"key" :` of the object at token `object` and leaves `index` at the value.
-  private mutating func scanKey(object: Int) throws(JSONReaderError) {
-    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-    guard bytes[index] == ASCII.quote else {
-      throw error(.unexpectedCharacter(bytes[index], expected: "a string key"), at: index)
+  /// Scans `"key" :` at `start` and returns the key's closing quote and flags, and the
+  /// position of the value. The colon and the single space after it that pretty printers
+  /// write are taken without a call.
+  @inline(__always)
+  private static func scanKey(
+    _ bytes: UnsafeBufferPointer<UInt8>, at start: Int
+  ) throws(JSONReaderError) -> (end: Int, flags: JSONToken.Flags, value: Int) {
+    guard let base = bytes.baseAddress, start < bytes.count else {
+      try fail(.unexpectedEnd, at: start, bytes)
     }
-    try scanString()
-    if !tokens[tokens.count - 1].flags.isDisjoint(with: [.hasEscapes, .isNonASCII]) {
-      tokens[object].flags.insert(.hasNonASCIIKeys)
+    guard base[start] == ASCII.quote else {
+      try fail(.unexpectedCharacter(base[start], expected: "a string key"), at: start, bytes)
     }
-    skipWhitespace()
-    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-    guard bytes[index] == ASCII.colon else {
-      throw error(.unexpectedCharacter(bytes[index], expected: "':'"), at: index)
+    let key = try scanString(bytes, at: start)
+    var i = key.end &+ 1
+    guard i < bytes.count else { try fail(.unexpectedEnd, at: i, bytes) }
+    var byte = base[i]
+    if byte <= ASCII.space {
+      i = skipWhitespaceRun(bytes, i)
+      guard i < bytes.count else { try fail(.unexpectedEnd, at: i, bytes) }
+      byte = base[i]
     }
-    index += 1
-    skipWhitespace()
+    guard byte == ASCII.colon else {
+      try fail(.unexpectedCharacter(byte, expected: "':'"), at: i, bytes)
+    }
+    i &+= 1
+    if bytes.count &- i >= 2, base[i] == ASCII.space, base[i &+ 1] > ASCII.space {
+      return (key.end, key.flags, i &+ 1)
+    }
+    return (key.end, key.flags, skipWhitespace(bytes, i))
   }
 
   // MARK: - Scalars
 
-  /// Inlined test for the common case (no whitespace: every JSON whitespace byte is at most
-  /// 0x20); runs go to `skipWhitespaceRun`.
+  /// The first byte at or after `i` that is not whitespace (or the end of the input). The
+  /// common case (no whitespace: every JSON whitespace byte is at most 0x20) is inlined; runs
+  /// go to `skipWhitespaceRun`.
   @inline(__always)
-  private mutating func skipWhitespace() {
-    guard index < bytes.count, bytes[index] <= ASCII.space else { return }
-    skipWhitespaceRun()
+  private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+    guard i < bytes.count, bytes[i] <= ASCII.space else { return i }
+    return skipWhitespaceRun(bytes, i)
   }
 
-  /// Skips whitespace. After each whitespace byte, the spaces that follow are skipped a word
-  /// at a time, the last partial word by counting its leading spaces: pretty-printed payloads
-  /// such as twitter.json put a newline and a run of indentation before every line.
-  private mutating func skipWhitespaceRun() {
-    guard let base = bytes.baseAddress else { return }
+  /// Skips whitespace from `start`. After each whitespace byte, the spaces that follow are
+  /// skipped a word at a time, the last partial word by counting its leading spaces:
+  /// pretty-printed payloads such as twitter.json put a newline and a run of indentation before
+  /// every line.
+  private static func skipWhitespaceRun(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int) -> Int {
+    guard let base = bytes.baseAddress else { return start }
     let count = bytes.count
-    var cursor = index
+    var cursor = start
     while cursor < count {
       switch base[cursor] {
       case ASCII.space, ASCII.newline, ASCII.carriageReturn, ASCII.tab:
@@ -177,157 +260,144 @@ struct JSONScanner {
           cursor &+= 8
         }
       default:
-        index = cursor
-        return
+        return cursor
       }
     }
-    index = cursor
+    return cursor
   }
 
-  /// Advances `index` eight bytes at a time until `marks` flags a byte of the word (sets its
-  /// high bit), then to the first flagged byte, and returns that byte (from the word in hand,
-  /// not loaded again); within the last seven bytes of the input it stops, returns nil and
-  /// leaves them to the caller's byte loop. `marks` may flag bytes above a flagged one (borrows
-  /// and carries run upwards), never below, so the lowest flag is exact.
+  /// Checks the literal `text` at `start` and returns the position after it.
   @inline(__always)
-  @discardableResult
-  private mutating func skipEightAtATime(until marks: (UInt64) -> UInt64) -> UInt8? {
-    guard let base = bytes.baseAddress else { return nil }
-    while bytes.count - index >= 8 {
-      let word = UInt64(
-        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      let flagged = marks(word) & 0x8080_8080_8080_8080
-      if flagged != 0 {
-        let bits = flagged.trailingZeroBitCount & ~7
-        index += bits >> 3
-        return UInt8(truncatingIfNeeded: word >> UInt64(bits))
-      }
-      index += 8
-    }
-    return nil
-  }
-
-  private mutating func scanLiteral(_ text: StaticString, kind: JSONToken.Kind)
-    throws(JSONReaderError)
-  {
-    let start = index
+  private static func scanLiteral(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString, at start: Int
+  ) throws(JSONReaderError) -> Int {
     let count = text.utf8CodeUnitCount
-    guard bytes.count - index >= count else {
-      throw error(.unexpectedEnd, at: bytes.count)
+    guard let base = bytes.baseAddress, bytes.count &- start >= count else {
+      try fail(.unexpectedEnd, at: bytes.count, bytes)
     }
     let literal = text.utf8Start
     // The first four bytes in one compare (every literal has four or five); the byte loop
     // finds the mismatch. Twitter and citm reader loops -4%.
     let head = UnsafeRawPointer(literal).loadUnaligned(as: UInt32.self)
-    let matches =
-      bytes.baseAddress.map { UnsafeRawPointer($0 + index).loadUnaligned(as: UInt32.self) == head }
-      ?? false
-    if !matches || (count > 4 && bytes[index + 4] != literal[4]) {
-      for offset in 0..<count where bytes[index + offset] != literal[offset] {
-        throw error(.invalidLiteral, at: start)
+    let matches = UnsafeRawPointer(base + start).loadUnaligned(as: UInt32.self) == head
+    if !matches || (count > 4 && base[start &+ 4] != literal[4]) {
+      for offset in 0..<count where base[start + offset] != literal[offset] {
+        try fail(.invalidLiteral, at: start, bytes)
       }
     }
-    index += count
-    tokens.append(JSONToken(kind: kind, start: start, end: index, next: tokens.count + 1))
+    return start &+ count
   }
 
-  private mutating func scanNumber() throws(JSONReaderError) {
-    let start = index
+  /// Checks the number at `start` and returns where it ends and whether it is an integer (no
+  /// fraction, no exponent).
+  ///
+  /// `@_transparent`, not `@inline(__always)`: the main loop is past the size up to which the
+  /// optimizer honours the latter, and the call per number cost canada.json's reader loop 5-10%.
+  @_transparent
+  private static func scanNumber(
+    _ bytes: UnsafeBufferPointer<UInt8>, at start: Int
+  ) throws(JSONReaderError) -> (end: Int, isInteger: Bool) {
+    let count = bytes.count
+    var i = start
     var isInteger = true
-    if bytes[index] == ASCII.minus { index += 1 }
-    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
+    if bytes[i] == ASCII.minus { i &+= 1 }
+    guard i < count else { try fail(.unexpectedEnd, at: i, bytes) }
     // The byte after the digits so far (0 at the end of the input).
     var after: UInt8
-    if bytes[index] == ASCII.zero {
-      index += 1
-      after = index < bytes.count ? bytes[index] : 0
-      if isDigit(after) { throw error(.invalidNumber, at: start) }
-    } else if isDigit(bytes[index]) {
-      after = skipDigits()
+    if bytes[i] == ASCII.zero {
+      i &+= 1
+      after = i < count ? bytes[i] : 0
+      if isDigit(after) { try fail(.invalidNumber, at: start, bytes) }
+    } else if isDigit(bytes[i]) {
+      (i, after) = skipDigits(bytes, i)
     } else {
-      throw error(.invalidNumber, at: start)
+      try fail(.invalidNumber, at: start, bytes)
     }
     if after == ASCII.period {
       isInteger = false
-      index += 1
-      guard index < bytes.count, isDigit(bytes[index]) else {
-        throw error(.invalidNumber, at: start)
-      }
-      after = skipDigits()
+      i &+= 1
+      guard i < count, isDigit(bytes[i]) else { try fail(.invalidNumber, at: start, bytes) }
+      (i, after) = skipDigits(bytes, i)
     }
     if after == ASCII.lowerE || after == ASCII.upperE {
       isInteger = false
-      index += 1
-      if index < bytes.count, bytes[index] == ASCII.plus || bytes[index] == ASCII.minus {
-        index += 1
-      }
-      guard index < bytes.count, isDigit(bytes[index]) else {
-        throw error(.invalidNumber, at: start)
-      }
-      skipDigits()
+      i &+= 1
+      if i < count, bytes[i] == ASCII.plus || bytes[i] == ASCII.minus { i &+= 1 }
+      guard i < count, isDigit(bytes[i]) else { try fail(.invalidNumber, at: start, bytes) }
+      i = skipDigits(bytes, i).end
     }
-    tokens.append(
-      JSONToken(
-        kind: .number, flags: isInteger ? .isInteger : [], start: start, end: index,
-        next: tokens.count + 1))
+    return (i, isInteger)
   }
 
   @inline(__always)
-  private func isDigit(_ byte: UInt8) -> Bool { byte &- ASCII.zero < 10 }
+  private static func isDigit(_ byte: UInt8) -> Bool { byte &- ASCII.zero < 10 }
 
-  /// Skips the digits at `index`, eight at a time (canada.json's coordinates have 15 to 17),
-  /// and returns the byte after them (0 at the end of the input). The byte comes from the word
-  /// already loaded: loading it again cost a dependent load per number (canada reader loop -4%).
+  /// Skips the digits at `start`, eight at a time (canada.json's coordinates have 15 to 17),
+  /// and returns where they end and the byte there (0 at the end of the input). The byte comes
+  /// from the word already loaded: loading it again cost a dependent load per number (canada
+  /// reader loop -4%).
   @inline(__always)
-  @discardableResult
-  private mutating func skipDigits() -> UInt8 {
-    // A byte stays unflagged only if it is 0x30...0x39.
-    if let after = skipEightAtATime(until: {
-      ($0 &+ 0x4646_4646_4646_4646) | ($0 &- 0x3030_3030_3030_3030)
-    }) {
-      return after
+  private static func skipDigits(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ start: Int
+  ) -> (end: Int, after: UInt8) {
+    let count = bytes.count
+    var i = start
+    if let base = bytes.baseAddress {
+      while count &- i >= 8 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        // A byte stays unflagged only if it is 0x30...0x39.
+        let flagged =
+          ((word &+ 0x4646_4646_4646_4646) | (word &- 0x3030_3030_3030_3030))
+          & 0x8080_8080_8080_8080
+        if flagged != 0 {
+          let bits = flagged.trailingZeroBitCount & ~7
+          return (i &+ bits &>> 3, UInt8(truncatingIfNeeded: word &>> UInt64(bits)))
+        }
+        i &+= 8
+      }
     }
-    while index < bytes.count {
-      let byte = bytes[index]
-      if !isDigit(byte) { return byte }
-      index += 1
+    while i < count {
+      let byte = bytes[i]
+      if !isDigit(byte) { return (i, byte) }
+      i &+= 1
     }
-    return 0
+    return (i, 0)
   }
 
-  /// Scans a string starting at its opening quote. Validates escapes and UTF-8.
+  /// Scans the string whose opening quote is at `quote` and returns the position of its
+  /// closing quote and its flags. Validates escapes and UTF-8.
   ///
   /// The common case, a short string of plain ASCII (twitter.json's keys and most of its
-  /// values), stays in this inlined loop on local copies of the position: one word load, the
-  /// flag test, and the closing quote taken from the word in hand. Anything else (an escape, a
-  /// non-ASCII byte, a control character, the last seven bytes of the input) continues in
-  /// `scanStringRest`.
+  /// values), stays in this inlined loop: one word load, the flag test, and the closing quote
+  /// taken from the word in hand. Anything else (an escape, a non-ASCII byte, a control
+  /// character, the last seven bytes of the input) continues in `JSONStringTail`.
   @inline(__always)
-  private mutating func scanString() throws(JSONReaderError) {
-    let start = index &+ 1
+  private static func scanString(
+    _ bytes: UnsafeBufferPointer<UInt8>, at quote: Int
+  ) throws(JSONReaderError) -> (end: Int, flags: JSONToken.Flags) {
+    let start = quote &+ 1
     var cursor = start
     let count = bytes.count
     if let base = bytes.baseAddress {
       while count &- cursor >= 8 {
         let word = UInt64(
           littleEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-        let flagged = Self.stringMarks(word)
+        let flagged = stringMarks(word)
         if flagged != 0 {
           let bits = flagged.trailingZeroBitCount & ~7
           cursor &+= bits &>> 3
           if UInt8(truncatingIfNeeded: word &>> UInt64(bits)) == ASCII.quote {
-            tokens.append(
-              JSONToken(kind: .string, start: start, end: cursor, next: tokens.count &+ 1))
-            index = cursor &+ 1
-            return
+            return (cursor, [])
           }
           break
         }
         cursor &+= 8
       }
     }
-    index = cursor
-    try scanStringRest(start: start)
+    var tail = JSONStringTail(bytes: bytes, index: cursor)
+    let flags = try tail.scan()
+    return (tail.index, flags)
   }
 
   /// Flags (sets the high bit of) quotes, backslashes, bytes below 0x20 and non-ASCII bytes.
@@ -335,7 +405,7 @@ struct JSONScanner {
   /// `& ~x` of each zero-byte test is left out: it only clears flags of bytes at 0x80 or above,
   /// which the final `| word` flags anyway.)
   @inline(__always)
-  private static func stringMarks(_ word: UInt64) -> UInt64 {
+  static func stringMarks(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quotes = word ^ (ones &* UInt64(ASCII.quote))
     let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
@@ -343,135 +413,14 @@ struct JSONScanner {
       & 0x8080_8080_8080_8080
   }
 
-  /// The rest of `scanString` from `index`, a byte inside the string that the fast loop did not
-  /// take: escapes, non-ASCII runs, control characters and the end of the input.
-  private mutating func scanStringRest(start: Int) throws(JSONReaderError) {
-    var flags: JSONToken.Flags = []
-    while true {
-      skipPlainASCII()
-      while index < bytes.count {
-        let byte = bytes[index]
-        if byte == ASCII.quote || byte == ASCII.backslash || byte < 0x20 || byte >= 0x80 { break }
-        index += 1
-      }
-      guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-      let byte = bytes[index]
-      if byte == ASCII.quote { break }
-      if byte == ASCII.backslash {
-        flags.insert(.hasEscapes)
-        try scanEscape()
-      } else if byte < 0x20 {
-        throw error(.controlCharacterInString(byte), at: index)
-      } else {
-        flags.insert(.isNonASCII)
-        try scanNonASCIIRun()
-      }
-    }
-    tokens.append(
-      JSONToken(kind: .string, flags: flags, start: start, end: index, next: tokens.count + 1))
-    index += 1
-  }
-
-  /// Skips string bytes that need no attention (ASCII, not a quote, backslash or control
-  /// character) eight at a time.
-  @inline(__always)
-  private mutating func skipPlainASCII() {
-    skipEightAtATime { Self.stringMarks($0) }
-  }
-
-  private mutating func scanEscape() throws(JSONReaderError) {
-    let escapeStart = index
-    index += 1
-    guard index < bytes.count else { throw error(.unexpectedEnd, at: index) }
-    switch bytes[index] {
-    case ASCII.quote, ASCII.backslash, ASCII.slash, ASCII.lowerB, ASCII.lowerF, ASCII.lowerN,
-      ASCII.lowerR, ASCII.lowerT:
-      index += 1
-    case ASCII.lowerU:
-      index += 1
-      let unit = try scanHex4()
-      if UTF16.isTrailSurrogate(unit) { throw error(.loneSurrogate, at: escapeStart) }
-      if UTF16.isLeadSurrogate(unit) {
-        guard bytes.count - index >= 6, bytes[index] == ASCII.backslash,
-          bytes[index + 1] == ASCII.lowerU
-        else { throw error(.loneSurrogate, at: escapeStart) }
-        index += 2
-        let trail = try scanHex4()
-        guard UTF16.isTrailSurrogate(trail) else {
-          throw error(.loneSurrogate, at: escapeStart)
-        }
-      }
-    default:
-      throw error(.invalidEscape, at: escapeStart)
-    }
-  }
-
-  private mutating func scanHex4() throws(JSONReaderError) -> UInt16 {
-    guard bytes.count - index >= 4 else { throw error(.unexpectedEnd, at: bytes.count) }
-    var value: UInt16 = 0
-    for _ in 0..<4 {
-      guard let digit = hexValue(bytes[index]) else {
-        throw error(.invalidUnicodeEscape, at: index)
-      }
-      value = value << 4 | UInt16(digit)
-      index += 1
-    }
-    return value
-  }
-
-  /// Validates the run of non-ASCII text at `index` and leaves `index` after it. A three-byte
-  /// sequence (twitter.json's Japanese) is checked in one word compare unless its lead is E0 or
-  /// ED, whose second byte has a narrower range; those and every other sequence go through
-  /// `scanUTF8Sequence`. Twitter reader loop -7%.
-  private mutating func scanNonASCIIRun() throws(JSONReaderError) {
-    guard let base = bytes.baseAddress else { return }
-    repeat {
-      if bytes.count - index >= 4 {
-        let word = UInt32(
-          littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt32.self))
-        // 1110xxxx 10xxxxxx 10xxxxxx
-        if word & 0x00C0_C0F0 == 0x0080_80E0 {
-          let lead = UInt8(truncatingIfNeeded: word)
-          if lead != 0xE0 && lead != 0xED {
-            index += 3
-            continue
-          }
-        }
-      }
-      try scanUTF8Sequence()
-    } while index < bytes.count && bytes[index] >= 0x80
-  }
-
-  /// Validates one multi-byte UTF-8 sequence at `index` (RFC 3629 table).
-  @inline(__always)
-  private mutating func scanUTF8Sequence() throws(JSONReaderError) {
-    let lead = bytes[index]
-    let length: Int
-    var lower: UInt8 = 0x80
-    var upper: UInt8 = 0xBF
-    switch lead {
-    case 0xC2...0xDF: length = 2
-    case 0xE0: length = 3; lower = 0xA0
-    case 0xE1...0xEC, 0xEE...0xEF: length = 3
-    case 0xED: length = 3; upper = 0x9F
-    case 0xF0: length = 4; lower = 0x90
-    case 0xF1...0xF3: length = 4
-    case 0xF4: length = 4; upper = 0x8F
-    default: throw error(.invalidUTF8, at: index)
-    }
-    guard bytes.count - index >= length else { throw error(.invalidUTF8, at: index) }
-    let second = bytes[index + 1]
-    guard second >= lower && second <= upper else { throw error(.invalidUTF8, at: index) }
-    var offset = 2
-    while offset < length {
-      guard bytes[index + offset] & 0xC0 == 0x80 else { throw error(.invalidUTF8, at: index) }
-      offset += 1
-    }
-    index += length
-  }
-
-  private func error(_ reason: JSONReaderError.Reason, at offset: Int) -> JSONReaderError {
-    JSONReaderError(reason, offset: offset, in: bytes)
+  /// Throws `reason` at `offset`. Out of line, so that each failure in the main loop is one
+  /// call: built in place, the errors made the loop too large for the optimizer to inline its
+  /// helpers into (number and key scanning stayed calls).
+  @inline(never)
+  private static func fail(
+    _ reason: JSONReaderError.Reason, at offset: Int, _ bytes: UnsafeBufferPointer<UInt8>
+  ) throws(JSONReaderError) -> Never {
+    throw JSONReaderError(reason, offset: offset, in: bytes)
   }
 }
 
@@ -496,7 +445,7 @@ private struct PlainBuffer<Element: BitwiseCopyable> {
 
   @inline(__always)
   mutating func append(_ element: Element) {
-    if count == capacity { grow() }
+    if count == capacity { self = grown() }
     (base + count).initialize(to: element)
     count += 1
   }
@@ -516,12 +465,17 @@ private struct PlainBuffer<Element: BitwiseCopyable> {
     return base[count]
   }
 
-  private mutating func grow() {
+  /// The buffer moved to twice the capacity. It returns the new buffer rather than mutating,
+  /// so that a buffer held in a local variable stays in registers (a mutating call takes its
+  /// address).
+  @inline(never)
+  private func grown() -> Self {
     let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
     larger.moveInitialize(from: base, count: count)
     base.deallocate()
-    base = larger
-    capacity *= 2
+    var result = Self(base: larger, capacity: capacity * 2)
+    result.count = count
+    return result
   }
 }
 

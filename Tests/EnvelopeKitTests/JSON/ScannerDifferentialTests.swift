@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+
+@testable import EnvelopeKit
+
+/// The scanner against `ReferenceScanner` (the reader before its main loop kept its state in
+/// local variables): on every generated input both accept with the same tape (every field of
+/// every token) or both reject with the same error (reason, offset, line and column), with and
+/// without trailing commas. The inputs aim at the fast paths' edges: strings and whitespace
+/// runs of every length around 8-byte words and the end of the input, escapes, control
+/// characters, invalid UTF-8, numbers cut anywhere, nesting at the depth limit, and valid
+/// documents with single bytes replaced, inserted or removed, or cut short.
+@Suite struct ScannerDifferentialTests {
+  enum Outcome: Equatable, CustomStringConvertible {
+    case tape([[UInt32]])
+    case error(JSONReaderError)
+
+    var description: String {
+      switch self {
+      case .tape(let tokens): return "tape \(tokens)"
+      case .error(let error): return "error \(error.reason) at \(error.offset)"
+      }
+    }
+  }
+
+  static func fields(_ token: JSONToken) -> [UInt32] {
+    [
+      UInt32(token.kind.rawValue), UInt32(token.flags.rawValue), UInt32(token.shortCount),
+      token.start, token.end, token.next,
+    ]
+  }
+
+  static func scanned(_ bytes: [UInt8], maxDepth: Int, trailingCommas: Bool) -> Outcome {
+    bytes.withUnsafeBufferPointer { buffer in
+      do throws(JSONReaderError) {
+        let tape = try JSONScanner(
+          bytes: buffer, maxDepth: maxDepth, allowsTrailingCommas: trailingCommas
+        ).scan()
+        defer {
+          if let base = tape.tokens.baseAddress {
+            SpareTape.giveBack(base, capacity: tape.capacity)
+          }
+        }
+        return .tape(tape.tokens.map(fields))
+      } catch {
+        return .error(error)
+      }
+    }
+  }
+
+  static func expected(_ bytes: [UInt8], maxDepth: Int, trailingCommas: Bool) -> Outcome {
+    bytes.withUnsafeBufferPointer { buffer in
+      var reference = ReferenceScanner(
+        bytes: buffer, maxDepth: maxDepth, allowsTrailingCommas: trailingCommas)
+      do throws(JSONReaderError) {
+        return .tape(try reference.scan().map(fields))
+      } catch {
+        return .error(error)
+      }
+    }
+  }
+
+  /// Records a mismatch of `bytes` (both trailing-comma settings) in `failures`.
+  static func compare(_ bytes: [UInt8], maxDepth: Int = 16, _ failures: inout [String]) {
+    for trailingCommas in [false, true] {
+      let got = scanned(bytes, maxDepth: maxDepth, trailingCommas: trailingCommas)
+      let want = expected(bytes, maxDepth: maxDepth, trailingCommas: trailingCommas)
+      if got != want, failures.count < 5 {
+        let text = String(decoding: bytes, as: UTF8.self).debugDescription
+        failures.append("\(text) (trailing commas \(trailingCommas)): \(got), expected \(want)")
+      }
+    }
+  }
+
+  /// String contents: plain ASCII, escapes, two- to four-byte UTF-8, and bytes that must be
+  /// rejected (control characters, stray continuation bytes, overlong and surrogate forms,
+  /// leads past U+10FFFF, sequences cut short).
+  static let stringPieces: [[UInt8]] = [
+    Array("a".utf8), Array("Zq".utf8), Array("        ".utf8), Array("é".utf8), Array("日".utf8),
+    Array("😀".utf8), Array("日本語".utf8), Array("本\u{E000}ࠀ퟿語".utf8), Array("\\\"".utf8),
+    Array("\\\\".utf8), Array("\\n".utf8),
+    Array("\\u00e9".utf8), Array("\\ud83d\\ude00".utf8), Array("\\ud83d".utf8),
+    Array("\\ude00".utf8), Array("\\x".utf8), Array("\\u12g4".utf8), [0x00], [0x1F], [0x7F],
+    [0x80], [0xBF], [0xC0, 0x80], [0xC2], [0xE0, 0x80, 0x80], [0xE0, 0xA0, 0x80],
+    [0xED, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+    [0xE6, 0x97, 0xA5, 0xED, 0xA0, 0x80], [0xE6, 0x97, 0xA5, 0xE0, 0x80, 0x80],
+    [0xED, 0xA0, 0x80, 0xE6, 0x97, 0xA5], [0xE6, 0x97, 0xA5, 0xE6, 0x97], [0xEF, 0xBF],
+    [0xF0, 0x8F, 0xBF, 0xBF],
+    [0xF4, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF5, 0x80, 0x80, 0x80], [0xFF],
+    Array("\t".utf8), Array("/".utf8),
+  ]
+
+  static let spaces: [String] = [
+    "", " ", "\n", "\t", "\r\n", "  ", "\n    ", "\n        ", "\n         ", "\n\t  ",
+    "\n                       ", " \u{0B}", "\u{0C}",
+  ]
+
+  static func string(_ generator: inout SeededGenerator) -> [UInt8] {
+    var bytes: [UInt8] = [ASCII.quote]
+    // Mostly plain text, so that the word loop runs before it meets the piece.
+    let plain = Int.random(in: 0...20, using: &generator)
+    bytes += Array(repeating: UInt8(ascii: "k"), count: plain)
+    for _ in 0..<Int.random(in: 0...3, using: &generator) {
+      bytes += stringPieces.pick(&generator)
+      bytes += Array(repeating: UInt8(ascii: "m"), count: Int.random(in: 0...9, using: &generator))
+    }
+    bytes.append(ASCII.quote)
+    return bytes
+  }
+
+  static let numbers: [String] = [
+    "0", "-0", "7", "-12", "1234567890123456789", "0.5", "-0.25", "1e5", "1E+5", "2e-7",
+    "-65.613616999999977", "01", "-", "1.", ".5", "1e", "1e+", "--1", "1.5e3.2", "+1",
+    "0x10", "00", "1.0e-0", "123456789.123456789e12",
+  ]
+
+  static func value(_ depth: Int, _ generator: inout SeededGenerator) -> [UInt8] {
+    func space() -> [UInt8] { Array(spaces.pick(&generator).utf8) }
+    switch Int.random(in: 0..<(depth > 3 ? 5 : 8), using: &generator) {
+    case 0:
+      return Array(["null", "true", "false", "nul", "tru", "fals", "nulll"].pick(&generator).utf8)
+    case 1, 2: return string(&generator)
+    case 3, 4: return Array(numbers.pick(&generator).utf8)
+    case 5:
+      var bytes: [UInt8] = [ASCII.openBracket] + space()
+      let count = Int.random(in: 0...4, using: &generator)
+      for index in 0..<count {
+        bytes += value(depth + 1, &generator) + space()
+        if index < count - 1 || Int.random(in: 0..<8, using: &generator) == 0 {
+          bytes += [ASCII.comma] + space()
+        }
+      }
+      return bytes + [ASCII.closeBracket]
+    default:
+      var bytes: [UInt8] = [ASCII.openBrace] + space()
+      let count = Int.random(in: 0...4, using: &generator)
+      for index in 0..<count {
+        bytes += string(&generator) + space() + [ASCII.colon] + space()
+        bytes += value(depth + 1, &generator) + space()
+        if index < count - 1 || Int.random(in: 0..<8, using: &generator) == 0 {
+          bytes += [ASCII.comma] + space()
+        }
+      }
+      return bytes + [ASCII.closeBrace]
+    }
+  }
+
+  static let mutationBytes: [UInt8] =
+    Array("\"\\{}[],: \n\t0-.eEtfnu".utf8) + [
+      0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xFF,
+    ]
+
+  @Test func generatedDocumentsScanAsBefore() {
+    var generator = SeededGenerator(state: 0xD1FF_5CA7)
+    var failures: [String] = []
+    for _ in 0..<6_000 {
+      let document =
+        Array(Self.spaces.pick(&generator).utf8) + Self.value(0, &generator)
+        + Array(Self.spaces.pick(&generator).utf8)
+      Self.compare(document, &failures)
+      // One byte replaced, inserted or removed.
+      var mutated = document
+      let position = Int.random(in: 0..<mutated.count, using: &generator)
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0: mutated[position] = Self.mutationBytes.pick(&generator)
+      case 1: mutated.insert(Self.mutationBytes.pick(&generator), at: position)
+      default: mutated.remove(at: position)
+      }
+      Self.compare(mutated, &failures)
+      // Cut short.
+      Self.compare(
+        Array(document.prefix(Int.random(in: 0..<document.count, using: &generator))), &failures)
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// Every piece at every offset from 0 to 24 into a string, the string ending at, before and
+  /// after the end of the input, as a value and as a key.
+  @Test func stringsAtEveryWordOffsetScanAsBefore() {
+    var failures: [String] = []
+    for piece in Self.stringPieces {
+      for offset in 0...24 {
+        for after in 0...9 {
+          let text: [UInt8] =
+            [ASCII.quote] + Array(repeating: UInt8(ascii: "a"), count: offset) + piece
+            + Array(repeating: UInt8(ascii: "b"), count: after)
+          Self.compare(text + [ASCII.quote], &failures)
+          Self.compare(text, &failures)
+          Self.compare(Array("[".utf8) + text + Array("\"]".utf8), &failures)
+          Self.compare(Array("{".utf8) + text + Array("\": 1}".utf8), &failures)
+          Self.compare(Array("{".utf8) + text + Array("\" :".utf8), &failures)
+        }
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// Whitespace runs of every length (spaces after a newline, tabs mixed in) between every pair
+  /// of tokens, and numbers and literals cut at every byte.
+  @Test func whitespaceRunsAndCutScalarsScanAsBefore() {
+    var failures: [String] = []
+    for length in 0...40 {
+      for lead in ["", "\n", "\r\n", "\t", " "] {
+        for tail in ["", "\t", "x", "\u{0B}"] {
+          let run = lead + String(repeating: " ", count: length) + tail
+          for template in [
+            "{#\"a\"#:#1#,#\"b\"#:#[#true#,#null#]#}", "[#1#,#2#]#", "#\"k\"#", "{\"a\":#\"v\"}",
+          ] {
+            Self.compare(Array(template.replacingOccurrences(of: "#", with: run).utf8), &failures)
+          }
+        }
+      }
+    }
+    for text in Self.numbers + ["true", "false", "null"] {
+      let bytes = Array(text.utf8)
+      for cut in 0...bytes.count {
+        Self.compare(Array(bytes.prefix(cut)), &failures)
+        Self.compare(Array("[".utf8) + bytes.prefix(cut) + Array("]".utf8), &failures)
+        Self.compare(Array("{\"n\": ".utf8) + bytes.prefix(cut) + Array(" }".utf8), &failures)
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// Nesting around the depth limit, closed, left open, and with siblings.
+  @Test(arguments: [1, 2, 3, 63, 64, 65, 66, 129, 300])
+  func nestingAtTheDepthLimitScansAsBefore(_ limit: Int) {
+    var failures: [String] = []
+    for depth in [limit - 1, limit, limit + 1] where depth >= 1 {
+      let open = String(repeating: "[", count: depth)
+      let close = String(repeating: "]", count: depth)
+      for text in [
+        open + close, open + "1" + close, open, open + close + "]", "{\"a\":" + open + close + "}",
+        open + close.dropLast() + ",[]]",
+        String(repeating: "{\"k\":", count: depth) + "0"
+          + String(repeating: "}", count: depth),
+      ] {
+        Self.compare(Array(text.utf8), maxDepth: limit, &failures)
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// An object or array with 70,000 members: the count saturates at 65,535 on the tape.
+  @Test func largeContainersCountAsBefore() {
+    var failures: [String] = []
+    let elements = Array(repeating: "1", count: 70_000).joined(separator: ",")
+    Self.compare(Array("[\(elements)]".utf8), &failures)
+    let pairs = (0..<70_000).map { "\"\($0)\":0" }.joined(separator: ",")
+    Self.compare(Array("{\(pairs)}".utf8), &failures)
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+}
+
+extension Array {
+  /// A random element (the arrays here are never empty).
+  fileprivate func pick(_ generator: inout SeededGenerator) -> Element {
+    self[Int.random(in: 0..<count, using: &generator)]
+  }
+}
