@@ -57,17 +57,20 @@ final class DecoderImpl: Decoder {
   // MARK: - Containers
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    // One copy of the position, moved into the container: each read of the property for a
-    // call is a copy (its references retained and released).
-    let position = self.position
-    let object = try objectValue(at: position)
+    // The position's fields are read one by one, not copied whole: a copy retains and releases
+    // what it holds, and the container keeps only some of it.
+    let object: ObjectValue
+    if let index = position.index, position.document.kind(index) == .object {
+      object = (position.document, index)
+    } else {
+      object = try objectValue(at: position)
+    }
     // Only a decoder with mappings looks them up: every other decode pays one bool check.
     let mappings = options.hasKeyMappings ? traits(of: position.type).keyMappings : nil
-    let fallbacks = position.ownFallbacks
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, at: consume position, object: object, fallbacks: fallbacks,
-        mappings: mappings))
+        decoder: self, parent: position.parent, key: position.key, type: position.type,
+        object: object, fallbacks: position.ownFallbacks, mappings: mappings))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
