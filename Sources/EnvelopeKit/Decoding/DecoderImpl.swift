@@ -339,7 +339,8 @@ final class DecoderImpl: Decoder {
     let id = ObjectIdentifier(type)
     if let last = lastTraits, last.id == id { return last }
     let traits: TypeTraits
-    if let cached = traitCache[id] {
+    // (Empty until a ninth type or a type of this decode's own: no hashing before then.)
+    if !traitCache.isEmpty, let cached = traitCache[id] {
       traits = cached
     } else {
       let mappings = options.settings.keyMappings.mappings(for: type)
