@@ -3,9 +3,11 @@ import EnvelopeNetworking
 import Foundation
 
 // `--small [runs]`: the envelopes an app decodes on every screen, a 255 B user and a 4.7 KB page
-// of 20 users, in both policies, through `decodeEnvelope` and a stubbed `Provider.request`, each
-// against a reused `JSONDecoder` decoding the same model in the same run, interleaved; medians
-// of per-call times. Several runs give min / median / max of each ratio.
+// of 20 users, in both policies, through `decodeEnvelope`, a stubbed `Provider.request` and
+// `decode(BenchEnvelope<T>.self)` (the envelope as a generic Codable struct, as the peer
+// benchmark measures it), each against a reused `JSONDecoder` decoding the same model in the
+// same run, interleaved; medians of per-call times. Several runs give min / median / max of
+// each ratio.
 
 /// The stubbed endpoints.
 private enum BenchTarget: TargetType {
@@ -47,6 +49,8 @@ struct SmallEnvelopeRow {
   var overhead: Double
   /// decodeEnvelope time, in µs.
   var decodeTime: Double
+  /// JSONDecoder time / `decode(BenchEnvelope<T>.self)` time.
+  var structDecode: Double
 }
 
 /// One run of the four rows (two payloads, two policies).
@@ -63,6 +67,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         { _ = try foundation.decode(BenchEnvelope<BenchUser>.self, from: user) },
         { _ = try decoder.decodeEnvelope(BenchUser.self, from: user) },
         { _ = try await provider.request(.user, as: BenchUser.self) },
+        { _ = try decoder.decode(BenchEnvelope<BenchUser>.self, from: user) },
       ])
     let page = BenchTarget.pageBody
     let pageTimes = try await medians(
@@ -71,6 +76,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         { _ = try foundation.decode(BenchEnvelope<BenchPage>.self, from: page) },
         { _ = try decoder.decodeEnvelope(BenchPage.self, from: page) },
         { _ = try await provider.request(.page, as: BenchPage.self) },
+        { _ = try decoder.decode(BenchEnvelope<BenchPage>.self, from: page) },
       ])
     for (name, times) in [
       ("\(user.count) B user, \(policy)", userTimes),
@@ -79,7 +85,8 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
       rows.append(
         SmallEnvelopeRow(
           name: name, decode: times[0] / times[1], provider: times[0] / times[2],
-          overhead: (times[2] - times[1]) * 1e6, decodeTime: times[1] * 1e6))
+          overhead: (times[2] - times[1]) * 1e6, decodeTime: times[1] * 1e6,
+          structDecode: times[0] / times[3]))
     }
   }
   return rows
@@ -105,15 +112,17 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         + " decodeEnvelope \(spread(rows.map(\.decode), "%.2fx"))"
         + " | Provider.request \(spread(rows.map(\.provider), "%.2fx"))"
         + " | provider over decode \(spread(rows.map(\.overhead), "%.1f")) µs"
-        + " (decode \(spread(rows.map(\.decodeTime), "%.1f")) µs)")
+        + " (decode \(spread(rows.map(\.decodeTime), "%.1f")) µs)"
+        + " | decode(BenchEnvelope<T>.self) \(spread(rows.map(\.structDecode), "%.2fx"))")
     let decode = median(rows.map(\.decode))
     let overhead = median(rows.map(\.overhead))
     let decodeTime = median(rows.map(\.decodeTime))
     summary.append(
       String(
         format:
-          "%@: decodeEnvelope %5.2fx JSONDecoder, Provider.request %5.2fx; provider costs %.1f µs over the decode (%.1f µs)",
-        rows[0].name, decode, median(rows.map(\.provider)), overhead, decodeTime))
+          "%@: decodeEnvelope %5.2fx JSONDecoder, Provider.request %5.2fx, decode(BenchEnvelope<T>.self) %5.2fx; provider costs %.1f µs over the decode (%.1f µs)",
+        rows[0].name, decode, median(rows.map(\.provider)), median(rows.map(\.structDecode)),
+        overhead, decodeTime))
     let isUser = position % 2 == 0
     check(
       decode >= (isUser ? 3.0 : 3.5),
@@ -125,18 +134,24 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
   return summary
 }
 
-/// `--profile-small user|page|provider|provider-page|status|empty [seconds]`: one contender in a loop, for
-/// `perf record`. Seconds 0: exactly 1,000 calls, for `valgrind --tool=callgrind`, whose
-/// instruction counts compare two builds where timings on this machine cannot.
+/// `--profile-small user|page|struct|struct-page|provider|provider-page|status|empty [seconds]`:
+/// one contender in a loop (`struct`: `decode(BenchEnvelope<T>.self)`), for `perf record`.
+/// Seconds 0: exactly 1,000 calls; a negative number -n: exactly n × 1,000 calls (what
+/// `scripts/count-per-call.sh` compares with 1,000 to leave the setup out of its counts).
 func profileSmall(_ what: String, seconds: Double) async throws {
   let decoder = LenientDecoder()
   let provider = Provider<BenchTarget>(decoder: decoder, stub: .immediate)
-  let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+  let end = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+  let exactCalls = seconds < 0 ? Int(-seconds) * 1000 : 1000
   var calls = 0
-  while calls == 0 || DispatchTime.now().uptimeNanoseconds < end {
+  while calls < exactCalls || DispatchTime.now().uptimeNanoseconds < end {
     for _ in 0..<1000 {
       switch what {
       case "page": _ = try decoder.decodeEnvelope(BenchPage.self, from: BenchTarget.pageBody)
+      case "struct":
+        _ = try decoder.decode(BenchEnvelope<BenchUser>.self, from: BenchTarget.userBody)
+      case "struct-page":
+        _ = try decoder.decode(BenchEnvelope<BenchPage>.self, from: BenchTarget.pageBody)
       case "provider": _ = try await provider.request(.user, as: BenchUser.self)
       case "provider-page": _ = try await provider.request(.page, as: BenchPage.self)
       case "empty": _ = try decoder.decode([String: Int].self, from: Data("{}".utf8))

@@ -32,36 +32,48 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private static var tableThreshold: Int { 64 }
 
   /// The container for `object`, made at `position`.
-  init(
+  convenience init(
     decoder: DecoderImpl, at position: DecodingPosition, object: ObjectValue,
     fallbacks: [String: Any]?, mappings: ModelKeyMappings? = nil
   ) {
+    self.init(
+      decoder: decoder, parent: position.parent, key: position.key, type: position.type,
+      object: object, fallbacks: fallbacks, mappings: mappings)
+  }
+
+  /// The container for `object`, made at the value `key` of `parent` (a position taken apart:
+  /// `DecoderImpl.container(keyedBy:)` reads these from its own position without copying it).
+  init(
+    decoder: DecoderImpl, parent: ContainerFrame, key: AnyCodingKey?, type: Any.Type,
+    object: ObjectValue, fallbacks: [String: Any]?, mappings: ModelKeyMappings?
+  ) {
     self.decoder = decoder
     self.mappings = mappings
-    requirement = decoder.options.requirement(for: position.type)
+    requirement = decoder.options.requirement(for: type)
     self.object = object.index
     cursor = KeyCursor(object: object.index ?? 0)
-    let strategy = decoder.options.settings.keyDecodingStrategy
-    snakeCase = strategy.isSnakeCase
-    table = Self.makeTable(
-      strategy, decoder.options.customKeys, object.document, object.index, position.codingPath)
-    super.init(
-      parent: position.parent, key: position.key, document: object.document,
-      fallbacks: fallbacks)
+    let rule = decoder.options.keyRule
+    snakeCase = rule == .snakeCase
+    // Most objects need no table: small, and read as they are or as snake case.
+    if let index = object.index,
+      rule == .custom || object.document.count(index) > Self.tableThreshold
+    {
+      table = Self.makeTable(
+        decoder.options.settings.keyDecodingStrategy, decoder.options.customKeys,
+        object.document, index, parent.path(with: key))
+    } else {
+      table = nil
+    }
+    super.init(parent: parent, key: key, document: object.document, fallbacks: fallbacks)
   }
 
   /// The lookup table a `.custom` key strategy or the object's size calls for; the first
-  /// occurrence of a key wins, as in Foundation. Small objects under `.convertFromSnakeCase`
-  /// need none: their keys are compared as converted, in place.
+  /// occurrence of a key wins, as in Foundation.
   private static func makeTable(
     _ strategy: LenientDecoder.KeyDecodingStrategy, _ customKeys: CustomKeyCache,
-    _ document: JSONDocument, _ object: Int?, _ path: @autoclosure () -> [any CodingKey]
-  ) -> [String: Int]? {
-    guard let object else { return nil }
-    let large = document.count(object) > tableThreshold
-    if !large, strategy.isSnakeCase { return nil }
+    _ document: JSONDocument, _ object: Int, _ path: @autoclosure () -> [any CodingKey]
+  ) -> [String: Int] {
     let convert = strategy.conversion(at: path(), cache: customKeys)
-    if convert == nil, !large { return nil }
     var table: [String: Int] = [:]
     table.reserveCapacity(document.count(object))
     for member in document.members(of: object) {

@@ -206,7 +206,7 @@ extension DecoderImpl {
     guard leniency.dropsElements else { return keep(try unbox(type, at: position)) }
     // `recovering` spelled out: its closure would be two more frames per nesting level in
     // debug builds.
-    let mark = recorder.mark
+    let mark = reportMark
     do {
       keep(try unbox(type, at: position))
     } catch {
@@ -220,7 +220,7 @@ extension DecoderImpl {
     let wrapped = position.reading(type, allowsFallback: false)
     guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
     // `recovering` spelled out, as in `element`.
-    let mark = recorder.mark
+    let mark = reportMark
     do {
       return try unbox(type, at: wrapped)
     } catch {
@@ -312,13 +312,13 @@ extension DecoderImpl {
     let strict = position.reading(position.type, allowsFallback: false)
     guard leniency.fallsBack(at: position) else { return try read(strict) }
     // `recovering` spelled out, with `empty` asked only once the read has failed.
-    let mark = recorder.mark
+    let mark = reportMark
     do {
       return try read(strict)
     } catch {
       if DecodeStop.stops(error) { throw error }
       guard let empty = empty() else { throw error }
-      recorder.rollback(to: mark)
+      rollbackReport(to: mark)
       return fallback(empty, at: position)
     }
   }
@@ -402,11 +402,11 @@ extension DecoderImpl: JSONValueSource {
     // A string: the single value when strict reads it so (no entry); else, when the string
     // holds an array, the many form, coerced (a too-deep element then stops the decode, as in
     // any array); else the single value's fallback or error.
-    let mark = recorder.mark
+    let mark = reportMark
     let single = try recovering { try unbox(type, at: position) }
-    if let single, recorder.mark == mark { return single }
+    if let single, reportMark == mark { return single }
     if try embeddedDocument(at: position, kind: .array) != nil {
-      recorder.rollback(to: mark)
+      rollbackReport(to: mark)
       return nil
     }
     if let single { return single }

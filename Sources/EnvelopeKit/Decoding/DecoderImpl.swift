@@ -7,10 +7,14 @@ import Foundation
 /// restores the old one afterwards, as swift-foundation's `JSONDecoderImpl.with(value:path:)`
 /// does. Containers copy what they need from the position they were made at, so they stay valid
 /// while the decoder moves on. Policy questions go to `leniency`; there are no policy branches.
-final class DecoderImpl: Decoder {
+///
+/// It is its own `ReportRecorder` (a subclass: one allocation per decode instead of two); a
+/// decoder sharing another's decode (`superDecoder()`) records into that one's.
+final class DecoderImpl: ReportRecorder, Decoder {
   let options: DecodingOptions
   let leniency: Leniency
-  let recorder: ReportRecorder
+  /// The recorder of the decoder this one shares a decode with; nil: this decoder records.
+  private let sharedRecorder: ReportRecorder?
   @exclusivity(unchecked) private(set) var position: DecodingPosition
   @exclusivity(unchecked) private var traitCache: [ObjectIdentifier: TypeTraits]
   /// Traits looked up outside `traitCache` so far.
@@ -25,21 +29,37 @@ final class DecoderImpl: Decoder {
   init(options: DecodingOptions, document: JSONDocument) {
     self.options = options
     leniency = options.leniency
-    recorder = ReportRecorder(limit: options.settings.maxReportEntries)
+    sharedRecorder = nil
     position = DecodingPosition(
       parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
     traitCache = [:]
     stack = StackGuard()
+    super.init(limit: options.settings.maxReportEntries)
   }
 
   /// A decoder at `position` sharing everything else with `other` (`superDecoder()`).
   init(sharing other: DecoderImpl, at position: DecodingPosition) {
     options = other.options
     leniency = other.leniency
-    recorder = other.recorder
+    sharedRecorder = other.recorder
     self.position = position
     traitCache = other.traitCache
     stack = other.stack
+    super.init(limit: 0)
+  }
+
+  /// Where this decode's report entries go.
+  var recorder: ReportRecorder { sharedRecorder ?? self }
+
+  /// The recorder's mark (see `ReportRecorder.mark`), asked on the hot path without retaining
+  /// the recorder (`recorder` returns it +1).
+  @inline(__always)
+  var reportMark: Int { sharedRecorder?.mark ?? mark }
+
+  /// `ReportRecorder.rollback(to:)` on this decode's recorder.
+  @inline(__always)
+  func rollbackReport(to mark: Int) {
+    if let sharedRecorder { sharedRecorder.rollback(to: mark) } else { rollback(to: mark) }
   }
 
   var codingPath: [any CodingKey] { position.codingPath }
@@ -57,17 +77,20 @@ final class DecoderImpl: Decoder {
   // MARK: - Containers
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    // One copy of the position, moved into the container: each read of the property for a
-    // call is a copy (its references retained and released).
-    let position = self.position
-    let object = try objectValue(at: position)
+    // The position's fields are read one by one, not copied whole: a copy retains and releases
+    // what it holds, and the container keeps only some of it.
+    let object: ObjectValue
+    if let index = position.index, position.document.kind(index) == .object {
+      object = (position.document, index)
+    } else {
+      object = try objectValue(at: position)
+    }
     // Only a decoder with mappings looks them up: every other decode pays one bool check.
     let mappings = options.hasKeyMappings ? traits(of: position.type).keyMappings : nil
-    let fallbacks = position.ownFallbacks
     return KeyedDecodingContainer(
       KeyedContainer<Key>(
-        decoder: self, at: consume position, object: object, fallbacks: fallbacks,
-        mappings: mappings))
+        decoder: self, parent: position.parent, key: position.key, type: position.type,
+        object: object, fallbacks: position.ownFallbacks, mappings: mappings))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -209,14 +232,14 @@ final class DecoderImpl: Decoder {
     _ type: T.Type, _ defaultable: any CaseDefaultable.Type, at position: DecodingPosition
   ) throws -> T {
     try with(position) {
-      let mark = recorder.mark
+      let mark = reportMark
       do {
         return try type.init(from: self)
       } catch {
         guard !DecodeStop.stops(error), let fallback = defaultCase(of: defaultable) as? T else {
           throw error
         }
-        recorder.rollback(to: mark)
+        rollbackReport(to: mark)
         record(.defaulted, at: position)
         return fallback
       }
@@ -273,7 +296,7 @@ final class DecoderImpl: Decoder {
   /// Inlined: it runs once per array element and present Optional.
   @inline(__always)
   func recovering<R>(_ body: () throws -> R) throws -> R? {
-    let mark = recorder.mark
+    let mark = reportMark
     do {
       return try body()
     } catch {
@@ -286,7 +309,7 @@ final class DecoderImpl: Decoder {
   /// report entries made since `mark` (the caller then drops or nulls the value).
   func recover(from error: any Error, to mark: Int) throws {
     if DecodeStop.stops(error) { throw error }
-    recorder.rollback(to: mark)
+    rollbackReport(to: mark)
   }
 
   /// A scalar `T`, proven to be the Swift type `kind` names: the strict read first, with the
@@ -336,7 +359,8 @@ final class DecoderImpl: Decoder {
     let id = ObjectIdentifier(type)
     if let last = lastTraits, last.id == id { return last }
     let traits: TypeTraits
-    if let cached = traitCache[id] {
+    // (Empty until a ninth type or a type of this decode's own: no hashing before then.)
+    if !traitCache.isEmpty, let cached = traitCache[id] {
       traits = cached
     } else {
       let mappings = options.settings.keyMappings.mappings(for: type)

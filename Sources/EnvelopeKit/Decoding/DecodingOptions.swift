@@ -30,6 +30,9 @@ final class DecodingOptions: Sendable {
   let hasKeyMappings: Bool
   /// Whether any key can be required (`missingKeys = .error` or `LenientDecoder.require`).
   let requiresKeys: Bool
+  /// The key decoding strategy's kind, read by every keyed container without copying the
+  /// strategy (a `.custom` one holds a closure: a copy is a retain and a release).
+  let keyRule: KeyStrategyKind
   let leniency: Leniency
   /// `userInfo` as models see it: the decoder's, plus the envelope format `RootModel` reads
   /// (unless the caller set one). Made with the options, not per call: a call that names no
@@ -51,6 +54,11 @@ final class DecodingOptions: Sendable {
     self.customKeys = customKeys ?? CustomKeyCache()
     self.envelope = envelope ?? settings.envelope
     hasKeyMappings = !settings.keyMappings.isEmpty
+    switch settings.keyDecodingStrategy {
+    case .useDefaultKeys: keyRule = .asIs
+    case .convertFromSnakeCase: keyRule = .snakeCase
+    case .custom: keyRule = .custom
+    }
     requiresKeys = settings.missingKeys == .error || !settings.requiredKeys.isEmpty
     leniency = Leniency(settings.policy)
     var info = settings.userInfo
@@ -81,4 +89,14 @@ final class DecodingOptions: Sendable {
     if text == nan { return .nan }
     return nil
   }
+}
+
+/// What a key decoding strategy asks of a keyed container.
+enum KeyStrategyKind {
+  /// Keys as they are (`.useDefaultKeys`).
+  case asIs
+  /// Keys compared as `.convertFromSnakeCase` writes them, in place.
+  case snakeCase
+  /// A `.custom` closure: a table of converted keys per object.
+  case custom
 }

@@ -210,7 +210,8 @@ public struct LenientDecoder: Sendable {
     let options = baseOptions
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let decoder = DecoderImpl(options: options, document: document)
-      return result(try decoder.decodeRoot(type, at: path ?? .root), decoder.recorder)
+      // A root decoder is its own recorder.
+      return result(try decoder.decodeRoot(type, at: path ?? .root), decoder)
     }
   }
 

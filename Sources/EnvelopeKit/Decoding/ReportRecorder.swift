@@ -1,21 +1,23 @@
 /// The report entries of one decode, capped at `limit` stored entries with an exact count of
 /// the rest, and rolled back when a value that made entries is dropped as a whole.
-final class ReportRecorder {
-  @exclusivity(unchecked) private(set) var entries: [DecodingReport.Entry] = []
+///
+/// Not final: a decode's `DecoderImpl` is its own recorder (one allocation per decode fewer).
+class ReportRecorder {
+  @exclusivity(unchecked) private(set) final var entries: [DecodingReport.Entry] = []
   /// Every entry made, stored or not.
-  @exclusivity(unchecked) private(set) var count = 0
-  let limit: Int
+  @exclusivity(unchecked) private(set) final var count = 0
+  final let limit: Int
 
   init(limit: Int) {
     self.limit = max(0, limit)
   }
 
-  var report: DecodingReport {
+  final var report: DecodingReport {
     DecodingReport(entries: entries, omittedCount: count - entries.count)
   }
 
   /// The report so far, and a fresh start (the next frame of a stream).
-  func take() -> DecodingReport {
+  final func take() -> DecodingReport {
     let report = self.report
     if count > 0 {
       entries = []
@@ -25,16 +27,16 @@ final class ReportRecorder {
   }
 
   /// A point to roll back to.
-  var mark: Int { count }
+  final var mark: Int { count }
 
   /// Forgets the entries made since `mark`.
-  func rollback(to mark: Int) {
+  final func rollback(to mark: Int) {
     count = mark
     if entries.count > mark { entries.removeSubrange(mark...) }
   }
 
   /// Adds an entry; `make` runs only when the entry is stored.
-  func add(_ make: () -> DecodingReport.Entry) {
+  final func add(_ make: () -> DecodingReport.Entry) {
     if entries.count < limit { entries.append(make()) }
     count += 1
   }

@@ -134,7 +134,8 @@ extension LenientDecoder {
       let impl = DecoderImpl(options: options, document: document)
       let value = try Self.payload(
         type, with: impl, in: document, format: options.envelope, status: status, at: path)
-      return decoded(status, consume value, impl.recorder)
+      // A root decoder is its own recorder.
+      return decoded(status, consume value, impl)
     }
   }
 
