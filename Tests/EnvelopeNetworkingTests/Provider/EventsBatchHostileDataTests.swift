@@ -214,6 +214,67 @@ import Testing
     }
   }
 
+  /// `FrameDecoder.decode(_:frames:firstIndex:keeping:)` itself on hostile frames (mostly one
+  /// JSON value each, so that many batches are joined) against each frame decoded alone: the
+  /// joined path is taken, and gives the same values, report and error.
+  @Test(arguments: Array(1...6) as [UInt64])
+  func joinedFramesDecodeAsEachFrameAlone(seed: UInt64) throws {
+    var random = SeededGenerator(seed: seed &* 0x2545_F491)
+    var joined = 0
+    for run in 0..<400 {
+      var datas: [[UInt8]] = []
+      for _ in 0..<Int.random(in: 1..<8, using: &random) {
+        datas.append(
+          Int.random(in: 0..<4, using: &random) == 0
+            ? Self.data(&random) : Self.pick(Array(Self.pieces[0..<4]), &random))
+      }
+      let decoder = Self.decoder(
+        Bool.random(using: &random) ? .lenient : .strict,
+        entries: Self.pick([0, 1, 1_000], &random), depth: Self.pick([6, 64], &random))
+      let frames = FrameDecoder(decoder)
+      var batch = FrameBatch()
+      for data in datas { data.withUnsafeBufferPointer { batch.append($0) } }
+      var actual = Reading()
+      frames.startBatch()
+      do {
+        try frames.decode(Item.self, frames: &batch, firstIndex: 3) { position, value in
+          actual.events.append("\(position):\(value.id)\(value.tags.map { "\($0)" } ?? "")")
+        }
+      } catch {
+        actual.error = "\(error)"
+      }
+      var report = frames.takeReport()
+      actual.report = report.entries.map { "\($0)" }
+      actual.omitted = report.omittedCount
+      var expected = Reading()
+      let alone = FrameDecoder(decoder)
+      alone.startBatch()
+      for (position, data) in datas.enumerated() {
+        do {
+          try data.withUnsafeBufferPointer {
+            try alone.decode(Item.self, from: $0, index: 3 + position) { value in
+              expected.events.append(
+                "\(position):\(value.id)\(value.tags.map { "\($0)" } ?? "")")
+            }
+          }
+        } catch {
+          expected.error = "\(error)"
+          break
+        }
+      }
+      report = alone.takeReport()
+      expected.report = report.entries.map { "\($0)" }
+      expected.omitted = report.omittedCount
+      #expect(
+        actual == expected,
+        "seed \(seed) run \(run) \(datas.map { String(decoding: $0, as: UTF8.self).debugDescription })")
+      if actual != expected { return }
+      joined += frames.batchesJoined
+    }
+    // Most batches are joined: the comparison is of the joined path, not only the fallback.
+    #expect(joined > 100)
+  }
+
   /// Each data that Foundation's `JSONDecoder` decodes as an `Item` alone is decoded to the
   /// same value by the stream in strict policy (the whole body in one chunk: one batch).
   @Test(arguments: Array(1...6) as [UInt64])
