@@ -63,6 +63,12 @@ import Testing
     return pieces
   }()
 
+  /// Single values of other types.
+  static let scalars: [[UInt8]] = [
+    "1", " 2 ", #""s""#, #""é\u00e9\"]""#, "null", "[1,2]", "[]", #"{"a":[1,{"b":null}]}"#,
+    "1.5", "-0", "1e400", #""\ud800""#, "true",
+  ].map { Array($0.utf8) }
+
   static func pick<T>(_ options: [T], _ random: inout SeededGenerator) -> T {
     options[Int.random(in: 0..<options.count, using: &random)]
   }
@@ -219,6 +225,21 @@ import Testing
   /// joined path is taken, and gives the same values, report and error.
   @Test(arguments: Array(1...6) as [UInt64])
   func joinedFramesDecodeAsEachFrameAlone(seed: UInt64) throws {
+    Self.compareJoined(Item.self, seed: seed)
+  }
+
+  /// The same for other element types: any JSON, strings, optionals, arrays.
+  @Test(arguments: Array(1...3) as [UInt64])
+  func joinedFramesOfOtherTypesDecodeAsEachFrameAlone(seed: UInt64) throws {
+    Self.compareJoined(JSON.self, seed: seed) { $0.prettyText() }
+    Self.compareJoined(String.self, seed: seed)
+    Self.compareJoined(Int?.self, seed: seed)
+    Self.compareJoined([Int].self, seed: seed)
+  }
+
+  static func compareJoined<T: Decodable>(
+    _ type: T.Type, seed: UInt64, describe: (T) -> String = { "\($0)" }
+  ) {
     var random = SeededGenerator(seed: seed &* 0x2545_F491)
     var joined = 0
     for run in 0..<400 {
@@ -226,7 +247,7 @@ import Testing
       for _ in 0..<Int.random(in: 1..<8, using: &random) {
         datas.append(
           Int.random(in: 0..<4, using: &random) == 0
-            ? Self.data(&random) : Self.pick(Array(Self.pieces[0..<4]), &random))
+            ? Self.data(&random) : Self.pick(Array(Self.pieces[0..<4]) + Self.scalars, &random))
       }
       let decoder = Self.decoder(
         Bool.random(using: &random) ? .lenient : .strict,
@@ -237,8 +258,8 @@ import Testing
       var actual = Reading()
       frames.startBatch()
       do {
-        try frames.decode(Item.self, frames: &batch, firstIndex: 3) { position, value in
-          actual.events.append("\(position):\(value.id)\(value.tags.map { "\($0)" } ?? "")")
+        try frames.decode(T.self, frames: &batch, firstIndex: 3) { position, value in
+          actual.events.append("\(position):\(describe(value))")
         }
       } catch {
         actual.error = "\(error)"
@@ -252,9 +273,8 @@ import Testing
       for (position, data) in datas.enumerated() {
         do {
           try data.withUnsafeBufferPointer {
-            try alone.decode(Item.self, from: $0, index: 3 + position) { value in
-              expected.events.append(
-                "\(position):\(value.id)\(value.tags.map { "\($0)" } ?? "")")
+            try alone.decode(T.self, from: $0, index: 3 + position) { value in
+              expected.events.append("\(position):\(describe(value))")
             }
           }
         } catch {
@@ -267,7 +287,8 @@ import Testing
       expected.omitted = report.omittedCount
       #expect(
         actual == expected,
-        "seed \(seed) run \(run) \(datas.map { String(decoding: $0, as: UTF8.self).debugDescription })")
+        "\(T.self) seed \(seed) run \(run) \(datas.map { String(decoding: $0, as: UTF8.self).debugDescription })"
+      )
       if actual != expected { return }
       joined += frames.batchesJoined
     }
