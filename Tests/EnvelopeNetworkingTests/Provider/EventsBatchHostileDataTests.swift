@@ -296,6 +296,34 @@ import Testing
     #expect(joined > 100)
   }
 
+  /// A chunk of more events than an array token counts (65,535) is still one joined scan, each
+  /// value paired with its own event; with one malformed event last, the values before it and
+  /// its error at its own index.
+  @Test(arguments: [false, true])
+  func chunkOfMoreEventsThanATokenCountsDecodesEachEvent(malformedLast: Bool) throws {
+    let count = 70_000
+    var body = ""
+    for value in 0..<count { body += "id: \(value)\ndata: {\"id\":\(value)}\n\n" }
+    if malformedLast { body += "data: {\"id\":1},\n\n" }
+    var framing = EventsFraming<Item>(endMarker: nil)
+    framing.start(LenientDecoder(policy: .strict))
+    var batch = Framed<ServerSentEvent<Item>>()
+    try framing.feed(Data(body.utf8), into: &batch)
+    #expect(batch.values.count == count)
+    #expect(batch.values.allSatisfy { $0.id == "\($0.data.id)" })
+    #expect(batch.values.last?.data.id == count - 1)
+    if malformedLast {
+      let error = try #require(batch.error as? DecodingError)
+      guard case .dataCorrupted(let context) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(context.codingPath.map(\.intValue) == [count])
+    } else {
+      #expect(batch.error == nil)
+    }
+  }
+
   /// Each data that Foundation's `JSONDecoder` decodes as an `Item` alone is decoded to the
   /// same value by the stream in strict policy (the whole body in one chunk: one batch).
   @Test(arguments: Array(1...6) as [UInt64])
