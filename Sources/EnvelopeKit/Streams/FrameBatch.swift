@@ -9,7 +9,9 @@ import Foundation
 // Joining is only sound when each frame is exactly one JSON value: `1,2` then `3` joined read
 // as three elements, `[1` then `2]` as one. So the joined document is used only when its
 // array has one element per frame and each element's text lies inside its own frame's bytes
-// (then the rest of each frame is whitespace: our commas are the array's separators). Anything
+// (then the rest of each frame is whitespace: our commas are the array's separators), and the
+// last frame does not end with a comma (`[…,{"id":7},]`: the trailing comma the scanner accepts
+// before `]` would be the frame's own, and `{"id":7},` alone is malformed). Anything
 // else (a frame that is not one JSON value, one nested deeper than the limit allows once
 // wrapped, a malformed one) decodes the frames one by one, as the stream always did, so the
 // values, report and error are exactly those of decoding each frame on its own.
@@ -79,7 +81,7 @@ extension FrameDecoder {
       do {
         try JSONDocument.scanning(bytes: bytes, maxDepth: maxDepth, allowsTrailingCommas: true) {
           document in
-          guard let tokens = Self.elementTokens(of: document, matching: ranges) else {
+          guard let tokens = Self.elementTokens(of: document, in: bytes, matching: ranges) else {
             throw FrameBatchUnusable()
           }
           batchesJoined += 1
@@ -111,10 +113,15 @@ extension FrameDecoder {
   }
 
   /// The token of each element of the joined document's array, when there is one element per
-  /// frame and each element's text lies inside its frame's range; nil otherwise.
-  private static func elementTokens(of document: JSONDocument, matching ranges: [Range<Int>])
-    -> [Int]?
-  {
+  /// frame, each element's text lies inside its frame's range and the last frame has no comma
+  /// after its element; nil otherwise.
+  ///
+  /// Between two elements the scanner accepts only whitespace and one comma, ours: a comma of a
+  /// frame's own there makes the document malformed. Only before the closing `]` does it
+  /// accept a comma that can be the last frame's own (trailing commas are allowed).
+  private static func elementTokens(
+    of document: JSONDocument, in bytes: UnsafeBufferPointer<UInt8>, matching ranges: [Range<Int>]
+  ) -> [Int]? {
     let tokens = document.tokens
     guard let root = tokens.first, root.kind == .array else { return nil }
     var result: [Int] = []
@@ -130,6 +137,9 @@ extension FrameDecoder {
       guard range.lowerBound <= start, end <= range.upperBound else { return nil }
       result.append(index)
       index = Int(token.next)
+      if index == Int(root.next), bytes[end..<range.upperBound].contains(ASCII.comma) {
+        return nil
+      }
     }
     return index == Int(root.next) ? result : nil
   }
