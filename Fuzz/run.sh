@@ -10,6 +10,9 @@
 #   framing      the bytes pick a path, chunk sizes and a document; its oracle (the elements
 #                framed in those chunks equal the whole-body decode at the path; SSE events and
 #                JSON lines do not depend on the chunking) is the check
+#   scanner      raw bytes through JSONScanner, optimized, and through ReferenceScanner (the
+#                reader before its main loop kept its state in locals): the same tape or the
+#                same error, with and without trailing commas, at two depth limits
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
 # Each target's corpus is kept in git (Fuzz/corpus/TARGET, minimised with -merge=1), so runs
 # spread over sessions build on each other; a run adds its new inputs there, to commit.
@@ -18,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(envelopekit promise encoding framing); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(envelopekit promise encoding framing scanner); fi
 # The stack guard reads the real stack; ASan's fake stacks would hide it (see StackGuard.swift).
 export ASAN_OPTIONS="detect_stack_use_after_return=0:${ASAN_OPTIONS:-}"
 # A thread's spare buffers live until the thread ends, which LeakSanitizer's exit check counts
@@ -57,6 +60,11 @@ for target in "${targets[@]}"; do
   framing)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/FramingFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/FramingOracle.swift -o Fuzz/out/fuzz-framing
+    seeds=Fixtures/envelopes
+    ;;
+  scanner)
+    build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/ScannerFuzzTarget.swift \
+      Tests/EnvelopeKitTests/Support/ReferenceScanner.swift -o Fuzz/out/fuzz-scanner
     seeds=Fixtures/envelopes
     ;;
   *)

@@ -1,4 +1,6 @@
-@testable import EnvelopeKit
+#if !FUZZING
+  @testable import EnvelopeKit
+#endif
 
 // The reader as it was before the scanner kept its state in local variables (EnvelopeKit's
 // JSONScanner.swift at d8fbeb3), with arrays for its buffers: the oracle of
