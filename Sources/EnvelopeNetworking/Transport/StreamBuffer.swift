@@ -19,9 +19,9 @@ import Foundation
 /// grows by what arrives while the consumer lags (up to the whole body: 495 MB for a 500 MB body
 /// read at 1 ms per 64 KB on loopback) and goes once the consumer has caught up.
 ///
-/// FoundationNetworking hands the body over in small pieces (16 KB each on loopback in
-/// `--stream-calls`; 2 KB in other runs), so the file is written in blocks of `spillBlock` bytes, not a write
-/// per piece (a write each made the delegate queue fall behind the socket, and the pieces
+/// FoundationNetworking hands the body over in small pieces (16 KB each measured on loopback in
+/// `--stream-calls`; smaller ones were seen before), so the file is written in blocks of
+/// `spillBlock` bytes, not a write per piece (a write each made the delegate queue fall behind the socket, and the pieces
 /// waiting in it grew the process by 200-350 MB for a 1 GB body), and the consumer gets the
 /// pieces in memory joined up to `joinedChunk` bytes.
 ///
