@@ -21,9 +21,9 @@ import Foundation
 ///
 /// FoundationNetworking hands the body over in small pieces (16 KB each measured on loopback in
 /// `--stream-calls`; smaller ones were seen before), so the file is written in blocks of
-/// `spillBlock` bytes, not a write per piece (a write each made the delegate queue fall behind the socket, and the pieces
-/// waiting in it grew the process by 200-350 MB for a 1 GB body), and the consumer gets the
-/// pieces in memory joined up to `joinedChunk` bytes.
+/// `spillBlock` bytes, not a write per piece (a write each made the delegate queue fall behind
+/// the socket, and the pieces waiting in it grew the process by 200-350 MB for a 1 GB body),
+/// and the consumer gets the pieces in memory joined up to `joinedChunk` bytes.
 ///
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 final class StreamBuffer: BodySource, @unchecked Sendable {
