@@ -19,11 +19,11 @@ import Foundation
 /// grows by what arrives while the consumer lags (up to the whole body: 495 MB for a 500 MB body
 /// read at 1 ms per 64 KB on loopback) and goes once the consumer has caught up.
 ///
-/// FoundationNetworking hands the body over in small pieces (about 2 KB each on loopback: half a
-/// million callbacks per GB), so the file is written in blocks of `spillBlock` bytes, not a write
-/// per piece (a write each made the delegate queue fall behind the socket, and the pieces
-/// waiting in it grew the process by 200-350 MB for a 1 GB body), and the consumer gets the
-/// pieces in memory joined up to `joinedChunk` bytes.
+/// FoundationNetworking hands the body over in small pieces (16 KB each measured on loopback in
+/// `--stream-calls`; smaller ones were seen before), so the file is written in blocks of
+/// `spillBlock` bytes, not a write per piece (a write each made the delegate queue fall behind
+/// the socket, and the pieces waiting in it grew the process by 200-350 MB for a 1 GB body),
+/// and the consumer gets the pieces in memory joined up to `joinedChunk` bytes.
 ///
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 final class StreamBuffer: BodySource, @unchecked Sendable {
@@ -35,6 +35,11 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   static let spillBlock = 512 << 10
   /// The most bytes of the pieces in memory joined into one chunk for the consumer.
   static let joinedChunk = 256 << 10
+  /// The producer's queued callbacks (pieces not yet appended) above which the consumer steps
+  /// aside for a moment: 256 pieces of 16 KB are 4 MB.
+  static let backlogLimit = 256
+  /// The longest the consumer steps aside per chunk.
+  static let backlogPause = Duration.milliseconds(50)
 
   private let lock = NSLock()
   private let memoryLimit: Int
@@ -46,6 +51,8 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   /// memory bound promises; tests read it).
   private var peak = 0
   private var spill: Spill?
+  /// The producer's callbacks queued behind the last one appended, as it last said.
+  private var backlog = 0
   /// nil while the body runs; then success (the end) or the failure.
   private var end: Result<Void, any Error>?
   private var cancelled = false
@@ -100,10 +107,16 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   /// Adds a chunk: in memory up to the limit, else to the file. A chunk the file cannot take
   /// (a full disk) ends the body with that error, after what is buffered, and closes the
   /// connection.
-  func append(_ data: Data) {
+  ///
+  /// - Parameters:
+  ///   - data: the chunk.
+  ///   - backlog: the pieces still queued behind this one (the delegate queue's operations),
+  ///     when the producer knows; the consumer steps aside while there are many.
+  func append(_ data: Data, backlog: Int = 0) {
     guard !data.isEmpty else { return }
     var failed = false
     signal {
+      self.backlog = backlog
       guard !cancelled, end == nil else { return false }
       if spill == nil, inMemory + data.count <= memoryLimit {
         chunks.append(data)
@@ -150,6 +163,7 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   }
 
   func next(timeout: Duration?) async throws -> Data? {
+    try await yieldToProducer()
     let chunk: Data? = try await wait(timeout: timeout) { () throws -> Data?? in
       if cancelled { return .some(nil) }
       if first < chunks.count {
@@ -201,6 +215,26 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
       }
     handler?()
     waiter?.resume()
+  }
+
+  /// Steps aside (up to `backlogPause`) while the producer's queue is far behind.
+  ///
+  /// Why: FoundationNetworking reads the socket on one thread and queues each piece (16 KB on
+  /// loopback) as an operation for the delegate queue's thread. On a busy machine with few cores
+  /// the consumer (decoding) and the socket thread take the cores, the delegate thread falls
+  /// behind, and the queued pieces are the process's memory (measured on 2 loaded cores: 5,479
+  /// queued, 108 MB of growth for a 1 GB body). A consumer that sleeps while the queue is long
+  /// leaves a core to the delegate thread; it has the bytes to decode anyway, so the body takes
+  /// no longer.
+  private func yieldToProducer() async throws {
+    var waited = Duration.zero
+    let step = Duration.milliseconds(1)
+    while waited < Self.backlogPause,
+      lock.withLock({ !cancelled && backlog > Self.backlogLimit })
+    {
+      try await Task.sleep(for: step)
+      waited += step
+    }
   }
 
   // MARK: - Waiting

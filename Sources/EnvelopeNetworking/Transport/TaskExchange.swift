@@ -57,6 +57,10 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// This task's redirect was refused (the transport sends the next hop): its body is no file.
   private var refused = false
   private var counted = Counts()
+  /// The pieces of a streamed body delivered, and the delegate queue's length when last asked
+  /// (touched only by the delegate queue, one callback at a time).
+  private var pieces = 0
+  private var backlog = 0
 
   /// What the task moved so far.
   var counts: Counts { lock.withLock { counted } }
@@ -154,7 +158,13 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     if let stream {
       // Outside the lock: a chunk the buffer cannot keep cancels the task.
-      if lock.withLock({ failure == nil && !refused }) { stream.append(data) }
+      if lock.withLock({ failure == nil && !refused }) {
+        // `operationCount` walks the queue under the lock the socket thread adds to: asked
+        // once per 64 pieces (1 MB), not per piece.
+        pieces &+= 1
+        if pieces % 64 == 0 { backlog = session.delegateQueue.operationCount }
+        stream.append(data, backlog: backlog)
+      }
     }
     let report: (Int64, Int64?)? = lock.withLock {
       counted.received += Int64(data.count)

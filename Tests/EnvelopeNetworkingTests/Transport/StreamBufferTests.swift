@@ -22,6 +22,30 @@ import Testing
     #expect(buffer.fileWrites <= spilled / StreamBuffer.spillBlock + 1)
   }
 
+  /// A producer whose queue is far behind (the delegate queue starved of a core) makes the
+  /// consumer step aside before its next chunk, for at most `backlogPause`, so the queued pieces
+  /// (the process's memory) drain; a short queue costs the consumer no wait.
+  @Test(arguments: [(0, false), (StreamBuffer.backlogLimit, false), (5_000, true)])
+  func aConsumerStepsAsideWhileTheProducerIsFarBehind(backlog: Int, waits: Bool) async throws {
+    let buffer = StreamBuffer()
+    buffer.append(Data("a\n".utf8), backlog: backlog)
+    let start = ContinuousClock.now
+    let chunk = try await buffer.next(timeout: nil)
+    let waited = ContinuousClock.now - start
+    #expect(chunk == Data("a\n".utf8))
+    if waits {
+      #expect(waited >= StreamBuffer.backlogPause)
+    } else {
+      #expect(waited < StreamBuffer.backlogPause)
+    }
+    // Once the producer has caught up, the consumer goes on at once.
+    buffer.append(Data("b\n".utf8), backlog: 0)
+    buffer.finish(error: nil)
+    let again = ContinuousClock.now
+    #expect(try await buffer.next(timeout: nil) == Data("b\n".utf8))
+    #expect(ContinuousClock.now - again < StreamBuffer.backlogPause)
+  }
+
   /// Generated: pieces of random sizes appended while the consumer reads at random moments,
   /// with a memory limit small enough that the body goes to the file and back to memory again
   /// and again: what comes out is what went in, in order, and memory stays within the limit
