@@ -85,6 +85,10 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   var fileWrites: Int { lock.withLock { spillWrites } }
   private var spillWrites = 0
 
+  /// The 1 ms steps the consumer has stepped aside for the producer so far (tests read it).
+  var stepsAside: Int { lock.withLock { steppedAside } }
+  private var steppedAside = 0
+
   /// Sets the head (once) and wakes the consumer.
   func deliver(head response: HTTPURLResponse) {
     signal {
@@ -226,11 +230,17 @@ final class StreamBuffer: BodySource, @unchecked Sendable {
   /// queued, 108 MB of growth for a 1 GB body). A consumer that sleeps while the queue is long
   /// leaves a core to the delegate thread; it has the bytes to decode anyway, so the body takes
   /// no longer.
+  /// Once the body has ended (every piece appended) nothing is queued, whatever the producer
+  /// last said: a stale count never slows the rest of the stream.
   private func yieldToProducer() async throws {
     var waited = Duration.zero
     let step = Duration.milliseconds(1)
     while waited < Self.backlogPause,
-      lock.withLock({ !cancelled && backlog > Self.backlogLimit })
+      lock.withLock({
+        let behind = !cancelled && end == nil && backlog > Self.backlogLimit
+        if behind { steppedAside += 1 }
+        return behind
+      })
     {
       try await Task.sleep(for: step)
       waited += step

@@ -160,9 +160,14 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       // Outside the lock: a chunk the buffer cannot keep cancels the task.
       if lock.withLock({ failure == nil && !refused }) {
         // `operationCount` walks the queue under the lock the socket thread adds to: asked
-        // once per 64 pieces (1 MB), not per piece.
+        // once per 64 pieces (1 MB), not per piece. Between two asks each piece delivered is
+        // one fewer queued, so a count the queue has since worked off is not repeated.
         pieces &+= 1
-        if pieces % 64 == 0 { backlog = session.delegateQueue.operationCount }
+        if pieces % 64 == 0 {
+          backlog = session.delegateQueue.operationCount
+        } else if backlog > 0 {
+          backlog -= 1
+        }
         stream.append(data, backlog: backlog)
       }
     }
