@@ -56,6 +56,16 @@ import Testing
 
   struct Holder: Decodable { var mode: Mode }
 
+  /// Every element of `v` read through the unkeyed container's `superDecoder()`.
+  struct Elements: Decodable {
+    var v: [Int] = []
+    init(from decoder: any Decoder) throws {
+      var elements = try decoder.container(keyedBy: AnyKey.self).nestedUnkeyedContainer(
+        forKey: AnyKey("v"))
+      while !elements.isAtEnd { v.append(try Int(from: elements.superDecoder())) }
+    }
+  }
+
   static func report(_ json: String, maxEntries: Int = 1_000) throws -> [String] {
     var decoder = LenientDecoder()
     decoder.maxReportEntries = maxEntries
@@ -89,6 +99,14 @@ import Testing
       Holder.self, from: Data(#"{"mode":{"n":"3"}}"#.utf8))
     #expect(decoded.value.mode == .off)
     #expect(decoded.report.entries.map { "\($0.path) \($0.kind)" } == ["mode defaulted"])
+  }
+
+  @Test func unkeyedSuperDecoderEntriesAreRecordedOnce() throws {
+    let decoded = try LenientDecoder().decodeWithReport(
+      Elements.self, from: Data(#"{"v":["1",2,"3"]}"#.utf8))
+    #expect(decoded.value.v == [1, 2, 3])
+    #expect(
+      decoded.report.entries.map { "\($0.path) \($0.kind)" } == ["v[0] coerced", "v[2] coerced"])
   }
 
   @Test func superDecoderEntriesCountAgainstTheDecodesLimit() throws {
