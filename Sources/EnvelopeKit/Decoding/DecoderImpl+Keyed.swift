@@ -412,12 +412,6 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
 }
 
 extension LenientDecoder.KeyDecodingStrategy {
-  /// Whether the strategy is `.convertFromSnakeCase`.
-  var isSnakeCase: Bool {
-    if case .convertFromSnakeCase = self { return true }
-    return false
-  }
-
   /// How a JSON key in the object at `path` becomes the key a model asks for; nil when keys are
   /// used as they are. A `.custom` closure's results go through `cache` when there is one (the
   /// decoder's: see `CustomKeyCache`).
