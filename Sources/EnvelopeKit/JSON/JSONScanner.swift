@@ -427,7 +427,8 @@ struct JSONScanner {
 /// A growing buffer of plain values, for the tape and the stack of open containers: appending
 /// is a capacity check and a store, removing the last a count. An `Array` also checked its
 /// uniqueness on each (as the container stack: canada reader loop +12%, citm +14%).
-/// A growable buffer of plain values. Its owner frees it (`handOver`/`giveBack` for the tape,
+///
+/// Its owner frees it (`handOver`/`giveBack` for the tape,
 /// a `defer` for the nesting stack). A `~Copyable` version with a `deinit` was measured: +1.0%
 /// instructions on twitter.json's reader loop (cachegrind, scanKey and scanString), so it stays
 /// copyable.
