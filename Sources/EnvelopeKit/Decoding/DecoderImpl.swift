@@ -78,7 +78,9 @@ final class DecoderImpl: ReportRecorder, Decoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     // The position's fields are read one by one, not copied whole: a copy retains and releases
-    // what it holds, and the container keeps only some of it.
+    // what it holds, and the container keeps only some of it. An object in place is
+    // `objectValue(at:)`'s first case, read without copying the position; every other value
+    // (coerced, defaulted, an error) goes through it.
     let object: ObjectValue
     if let index = position.index, position.document.kind(index) == .object {
       object = (position.document, index)
