@@ -27,14 +27,17 @@ final class DecoderImpl: ReportRecorder, Decoder {
 
   /// A decoder at the root of `document`.
   init(options: DecodingOptions, document: JSONDocument) {
+    // The call and the read first: stored before them, both arguments were retained and
+    // released around the call (2 of a small decode's retains and releases).
+    stack = StackGuard()
+    let limit = options.settings.maxReportEntries
     self.options = options
     leniency = options.leniency
     sharedRecorder = nil
     position = DecodingPosition(
       parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
     traitCache = [:]
-    stack = StackGuard()
-    super.init(limit: options.settings.maxReportEntries)
+    super.init(limit: limit)
   }
 
   /// A decoder at `position` sharing everything else with `other` (`superDecoder()`).
@@ -392,8 +395,14 @@ final class DecoderImpl: ReportRecorder, Decoder {
 
   // MARK: - The root
 
-  /// Decodes `type` at `path` from the root of the document (the decoder's own position).
-  func decodeRoot<T: Decodable>(_ type: T.Type, at path: JSONPath) throws -> T {
+  /// Decodes `type` at `path` from the root of the document (the decoder's own position); nil
+  /// or an empty path is the root itself.
+  func decodeRoot<T: Decodable>(_ type: T.Type, at path: JSONPath?) throws -> T {
+    // The root (most decodes): no steps, no key, no frame to make.
+    guard let path, !path.components.isEmpty else {
+      return try unbox(
+        type, at: DecodingPosition(parent: position.parent, index: 0, key: nil, type: type))
+    }
     var node = position.parent
     let document = node.document
     var index = 0

@@ -211,7 +211,7 @@ public struct LenientDecoder: Sendable {
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let decoder = DecoderImpl(options: options, document: document)
       // A root decoder is its own recorder.
-      return result(try decoder.decodeRoot(type, at: path ?? .root), decoder)
+      return result(try decoder.decodeRoot(type, at: path), decoder)
     }
   }
 

@@ -5,13 +5,16 @@ import Foundation
 /// Immutable after `init` (but for `ownBytes()`, see `scanning`); shared by reference between
 /// the decoder's containers. The hot accessors index plain pointers.
 ///
-/// `@unchecked Sendable`: the tokens are written only in `init` and the bytes replaced only by
-/// `scanning` after the call that created the document returns, while nothing else runs on it;
-/// in between everything is read-only, so sharing across threads cannot race.
+/// `@unchecked Sendable`: the tokens and bytes are written only while one owner holds the
+/// document and nothing else can reach it: in `init`; by `scanning` after its call returns (the
+/// bytes replaced by a copy, or the document emptied and kept for the thread's next scan when
+/// nothing else holds it: `SpareDocument`); and by that next scan before it hands the document
+/// out. In between everything is read-only, so sharing across threads cannot race.
 final class JSONDocument: @unchecked Sendable {
-  let tokens: UnsafeBufferPointer<JSONToken>
+  /// The tape. Unchecked: written only as said above, when nothing else reads the document.
+  @exclusivity(unchecked) private(set) var tokens: UnsafeBufferPointer<JSONToken>
   /// The capacity of the tape's buffer, for `SpareTape.giveBack`.
-  private let tapeCapacity: Int
+  @exclusivity(unchecked) private var tapeCapacity: Int
   /// The input; `scanning` swaps a borrowed input for an owned copy. Unchecked: it changes
   /// only there, when nothing else reads the document (see above).
   @exclusivity(unchecked) private var input: Input
@@ -47,17 +50,59 @@ final class JSONDocument: @unchecked Sendable {
   private init(
     bytes: UnsafeBufferPointer<UInt8>, isOwned: Bool, maxDepth: Int, allowsTrailingCommas: Bool
   ) throws(JSONReaderError) {
-    let scanner = JSONScanner(
-      bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
     do {
-      let tape = try scanner.scan()
-      tokens = UnsafeBufferPointer(tape.tokens)
-      tapeCapacity = tape.capacity
+      (tokens, tapeCapacity) = try Self.tape(
+        of: bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas)
     } catch {
       if isOwned { bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() } }
       throw error
     }
     input = Input(bytes: bytes, isOwned: isOwned)
+  }
+
+  /// The tape of `bytes` and its buffer's capacity.
+  private static func tape(
+    of bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool
+  ) throws(JSONReaderError) -> (UnsafeBufferPointer<JSONToken>, Int) {
+    let scanner = JSONScanner(
+      bytes: bytes, maxDepth: max(1, maxDepth), allowsTrailingCommas: allowsTrailingCommas)
+    let tape = try scanner.scan()
+    return (UnsafeBufferPointer(tape.tokens), tape.capacity)
+  }
+
+  /// A document of borrowed `bytes`: the thread's spare document (`SpareDocument`) scanning
+  /// them, or a new one.
+  private static func borrowing(
+    _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsTrailingCommas: Bool
+  ) throws(JSONReaderError) -> JSONDocument {
+    guard let spare = SpareDocument.take() else {
+      return try JSONDocument(
+        bytes: bytes, isOwned: false, maxDepth: maxDepth,
+        allowsTrailingCommas: allowsTrailingCommas)
+    }
+    do {
+      (spare.tokens, spare.tapeCapacity) = try tape(
+        of: bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas)
+    } catch {
+      SpareDocument.keep(spare)
+      throw error
+    }
+    spare.input = Input(bytes: bytes, isOwned: false)
+    return spare
+  }
+
+  /// Gives the tape back (`SpareTape`) and forgets the bytes, leaving the document empty, to
+  /// be kept for the thread's next scan. Only for a document nothing else holds.
+  fileprivate func empty() {
+    if input.isOwned {
+      bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
+    }
+    input = Input(bytes: UnsafeBufferPointer(start: nil, count: 0), isOwned: false)
+    tokens.baseAddress.map {
+      SpareTape.giveBack(UnsafeMutablePointer(mutating: $0), capacity: tapeCapacity)
+    }
+    tokens = UnsafeBufferPointer(start: nil, count: 0)
+    tapeCapacity = 0
   }
 
   /// A document holding `null`: where a decoder stands between the frames of a stream
@@ -97,25 +142,38 @@ final class JSONDocument: @unchecked Sendable {
     readerError: (JSONReaderError) -> any Error = { $0 },
     _ body: (JSONDocument) throws -> R
   ) throws -> R {
-    try data.withUnsafeBytes { raw in
-      if readsUTF16And32 {
-        let utf8: Data?
-        do throws(JSONReaderError) {
-          utf8 = try JSONInputEncoding.transcoded(raw)
-        } catch {
-          throw readerError(error)
+    // The result goes through stack space of `R`'s size, so that `Data.withUnsafeBytes` takes
+    // a closure of a concrete type (`Void`) and is specialised and inlined here: with `R` it
+    // was three unspecialised calls into Foundation and two thunks per decode (3% of a small
+    // envelope's decode).
+    try withUnsafeTemporaryAllocation(of: R.self, capacity: 1) { result in
+      try data.withUnsafeBytes { (raw) throws -> Void in
+        if readsUTF16And32 {
+          let utf8: Data?
+          do throws(JSONReaderError) {
+            utf8 = try JSONInputEncoding.transcoded(raw)
+          } catch {
+            throw readerError(error)
+          }
+          if let utf8 {
+            result.initializeElement(
+              at: 0,
+              to: try scanning(
+                utf8, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+                readerError: readerError, body))
+            return
+          }
         }
-        if let utf8 {
-          return try scanning(
-            utf8, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
-            readerError: readerError, body)
-        }
+        let bytes = UnsafeBufferPointer(
+          start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+        result.initializeElement(
+          at: 0,
+          to: try scanning(
+            bytes: bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+            readerError: readerError, body))
       }
-      let bytes = UnsafeBufferPointer(
-        start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
-      return try scanning(
-        bytes: bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
-        readerError: readerError, body)
+      // Initialised: the closure returned without throwing.
+      return result.moveElement(from: 0)
     }
   }
 
@@ -127,18 +185,34 @@ final class JSONDocument: @unchecked Sendable {
     readerError: (JSONReaderError) -> any Error = { $0 },
     _ body: (JSONDocument) throws -> R
   ) throws -> R {
-    var document: JSONDocument
+    let document: JSONDocument
     do throws(JSONReaderError) {
-      document = try JSONDocument(
-        bytes: bytes, isOwned: false, maxDepth: maxDepth,
-        allowsTrailingCommas: allowsTrailingCommas)
+      document = try borrowing(
+        bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas)
     } catch {
       throw readerError(error)
     }
-    defer {
-      if !isKnownUniquelyReferenced(&document) { document.ownBytes() }
+    // Moved, not copied, into `finish`: a copy would be a retain and a release per call.
+    let result: R
+    do {
+      result = try body(document)
+    } catch {
+      finish(consume document)
+      throw error
     }
-    return try body(document)
+    finish(consume document)
+    return result
+  }
+
+  /// After a call of `scanning`: a document nothing else holds is kept, emptied, for the
+  /// thread's next scan (no allocation then); one still held takes a copy of its bytes.
+  private static func finish(_ document: consuming JSONDocument) {
+    var document = document
+    if isKnownUniquelyReferenced(&document) {
+      SpareDocument.keep(document)
+    } else {
+      document.ownBytes()
+    }
   }
 
   /// A reader error about the value at token `index`, with its line and column.
@@ -312,6 +386,27 @@ final class JSONDocument: @unchecked Sendable {
     var child = array + 1
     for _ in 0..<position { child = next(child) }
     return child
+  }
+}
+
+/// One empty `JSONDocument` per thread, reused by the next scan of borrowed bytes on that
+/// thread (`JSONDocument.scanning`), so that a small decode allocates and frees no document
+/// object. A document is kept only when nothing else holds it once its call returns, and kept
+/// empty (its tape goes back to `SpareTape`, its bytes are forgotten), so a thread keeps one
+/// object of a few words and nothing of the input. A scan takes the spare out of the slot:
+/// a nested scan on the same thread (JSON held in a string) makes its own document. Off with
+/// every spare buffer (`SpareTape.isEnabled`).
+enum SpareDocument {
+  /// The thread's spare document, taken out of its slot; nil when there is none.
+  static func take() -> JSONDocument? {
+    SpareBuffer.takeObject(.document, as: JSONDocument.self)
+  }
+
+  /// Empties `document` and keeps it as the thread's spare when the slot is free. Only for a
+  /// document nothing else holds (`isKnownUniquelyReferenced`).
+  static func keep(_ document: JSONDocument) {
+    document.empty()
+    SpareBuffer.keepObject(document, .document)
   }
 }
 

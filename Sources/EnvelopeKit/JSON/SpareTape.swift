@@ -49,11 +49,41 @@ enum SpareTape {
 /// buffers cost page faults on every call (the tape's measurements are above; the encoder's
 /// arena and members showed the same, 31% of a canada encode in the kernel zeroing pages).
 ///
-/// Only trivial types (no references) are kept; a spare is freed when its thread ends.
+/// Buffers of trivial types (no references) are kept, and objects that hold nothing of a call
+/// (`SpareDocument`); a spare is freed when its thread ends. Every thread that scans or encodes
+/// pays one slot array (five words) and what its spares hold.
 enum SpareBuffer {
-  /// What a spare is for; one slot each.
+  /// What a spare buffer is for; one slot each.
   enum Purpose: Int, CaseIterable {
     case tape, encoderBytes, encoderMembers
+  }
+
+  /// What a spare object is for; one slot each, after the buffers' slots.
+  enum ObjectPurpose: Int, CaseIterable {
+    case document
+  }
+
+  /// The thread's spare object for `purpose`, taken out of its slot; nil when there is none.
+  static func takeObject<Object: AnyObject>(_ purpose: ObjectPurpose, as type: Object.Type)
+    -> Object?
+  {
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+      if SpareTape.isEnabled, let slot = slot(purpose), let raw = slot.pointee.base {
+        slot.pointee.base = nil
+        return Unmanaged<Object>.fromOpaque(raw).takeRetainedValue()
+      }
+    #endif
+    return nil
+  }
+
+  /// Keeps `object` as the thread's spare for `purpose` when the slot is free (a reference
+  /// taken); otherwise it is left to its other owners.
+  static func keepObject<Object: AnyObject>(_ object: Object, _ purpose: ObjectPurpose) {
+    #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+      if SpareTape.isEnabled, let slot = slot(purpose), slot.pointee.base == nil {
+        slot.pointee.base = Unmanaged.passRetained(object).toOpaque()
+      }
+    #endif
   }
 
   /// A buffer of at least `minimumCapacity` elements: the thread's spare if it is large enough.
@@ -102,20 +132,32 @@ enum SpareBuffer {
     }()
 
     private static func slot(_ purpose: Purpose) -> UnsafeMutablePointer<SpareSlot>? {
+      slot(at: purpose.rawValue)
+    }
+
+    private static func slot(_ purpose: ObjectPurpose) -> UnsafeMutablePointer<SpareSlot>? {
+      slot(at: Purpose.allCases.count + purpose.rawValue)
+    }
+
+    /// The thread's slot at `offset`: buffers' slots first, then objects' (`freeSpares`).
+    private static func slot(at offset: Int) -> UnsafeMutablePointer<SpareSlot>? {
       guard let key else { return nil }
       if let raw = pthread_getspecific(key) {
-        return raw.assumingMemoryBound(to: SpareSlot.self) + purpose.rawValue
+        return raw.assumingMemoryBound(to: SpareSlot.self) + offset
       }
-      let count = Purpose.allCases.count
+      let count = slotCount
       let slots = UnsafeMutablePointer<SpareSlot>.allocate(capacity: count)
       slots.initialize(repeating: SpareSlot(base: nil, bytes: 0), count: count)
       guard pthread_setspecific(key, slots) == 0 else {
         slots.deallocate()
         return nil
       }
-      return slots + purpose.rawValue
+      return slots + offset
     }
   #endif
+
+  /// The slots of a thread: one per buffer purpose, then one per object purpose.
+  fileprivate static var slotCount: Int { Purpose.allCases.count + ObjectPurpose.allCases.count }
 }
 
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
@@ -126,7 +168,11 @@ enum SpareBuffer {
 
   private func freeSpares(_ raw: UnsafeMutableRawPointer?) {
     guard let slots = raw?.assumingMemoryBound(to: SpareSlot.self) else { return }
-    for index in 0..<SpareBuffer.Purpose.allCases.count { slots[index].base?.deallocate() }
+    let buffers = SpareBuffer.Purpose.allCases.count
+    for index in 0..<buffers { slots[index].base?.deallocate() }
+    for index in buffers..<SpareBuffer.slotCount {
+      slots[index].base.map { Unmanaged<AnyObject>.fromOpaque($0).release() }
+    }
     slots.deallocate()
   }
 #endif
