@@ -73,6 +73,14 @@ enum DecimalDigits {
     _ base: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int, into accumulator: inout UInt64
   ) -> Int {
     let start = i
+    // A lexeme shorter than a word has too few digits for words to pay.
+    if end < 8 {
+      while i < end, base[i] &- ASCII.zero < 10 {
+        accumulator = accumulator &* 10 &+ UInt64(base[i] &- ASCII.zero)
+        i &+= 1
+      }
+      return i &- start
+    }
     while true {
       let next = run(base, i, end)
       accumulator = append(next, to: accumulator)
