@@ -228,7 +228,8 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-numbers"),
 {
   let numbers = try NumberParsingBenchmark(data)
   var sum = 0.0
-  for _ in 0..<200 { sum += numbers.sumOfDoubles() + Double(numbers.sumOfIntegers() & 1) }
+  let times = Int(ProcessInfo.processInfo.environment["NUMBERS_LOOPS"] ?? "") ?? 200
+  for _ in 0..<times { sum += numbers.sumOfDoubles() + Double(numbers.sumOfIntegers() & 1) }
   print(sum)
   exit(0)
 }

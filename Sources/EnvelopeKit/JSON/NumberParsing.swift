@@ -191,7 +191,14 @@ enum NumberParsing {
     // Every digit; past 19 significant ones the mantissa no longer fits a UInt64 (it may even
     // wrap to exactly zero: 2^64 has 20 digits), so a long lexeme is checked exactly below.
     var mantissa: UInt64 = 0
-    var digits = DecimalDigits.read(base, &i, n, into: &mantissa)
+    // The integer part one digit at a time: it is short in the lexemes with a fraction, and
+    // its end, found this way, is predicted where a word's would wait for the word.
+    let integerStart = i
+    while i < n, base[i] &- ASCII.zero < 10 {
+      mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
+      i &+= 1
+    }
+    var digits = i &- integerStart
     var exponent = 0
     if i < n, base[i] == ASCII.period {
       i &+= 1
@@ -235,6 +242,7 @@ enum NumberParsing {
   /// Parsing at a Gigabyte per Second", 2021): one or two 64x64-bit products with a 128-bit
   /// approximation of the power of ten. Nil when the approximation cannot decide the rounding,
   /// or the result would be subnormal or infinite; the caller then falls back.
+  @inline(__always)
   static func eiselLemire(_ mantissa: UInt64, _ exponent: Int) -> Double? {
     if mantissa == 0 { return 0 }
     guard exponent >= -348, exponent <= 347 else { return nil }
