@@ -17,6 +17,7 @@ enum DecimalDigits {
   ///     within it).
   ///   - i: where the run starts, `0...end`.
   ///   - end: the lexeme's length.
+  /// - Returns: the run's value and its number of digits, 0...8.
   @inline(__always)
   static func run(_ base: UnsafePointer<UInt8>, _ i: Int, _ end: Int) -> (value: UInt64, count: Int)
   {
