@@ -221,6 +221,46 @@ if CommandLine.arguments.contains("--streams") {
   exit(0)
 }
 
+// `--profile-numbers FILE` converts the payload's number lexemes in a loop, for perf.
+if let flag = CommandLine.arguments.firstIndex(of: "--profile-numbers"),
+  flag + 1 < CommandLine.arguments.count,
+  let data = load(CommandLine.arguments[flag + 1])
+{
+  let numbers = try NumberParsingBenchmark(data)
+  var sum = 0.0
+  let times = Int(ProcessInfo.processInfo.environment["NUMBERS_LOOPS"] ?? "") ?? 200
+  for _ in 0..<times { sum += numbers.sumOfDoubles() + Double(numbers.sumOfIntegers() & 1) }
+  print(sum)
+  exit(0)
+}
+
+// `--numbers` times the number conversions alone, over every number lexeme of each payload.
+if CommandLine.arguments.contains("--numbers") {
+  for file in ["canada.json", "twitter.json", "citm_catalog.json"] {
+    guard let data = load(file) else { continue }
+    let numbers = try NumberParsingBenchmark(data)
+    let (doubles, integers) = numbers.counts
+    if doubles > 0 {
+      check(
+        numbers.sumOfDoubles() == numbers.sumOfDoublesFromText(),
+        "\(file): the fast Double path sums to what Double(String) does")
+      var parsing = Comparison(
+        title: "\(file): \(doubles) non-integer lexemes to Double", bytes: 0, iterations: 20)
+      parsing.add("Double(String)") { _ = numbers.sumOfDoublesFromText() }
+      parsing.add("NumberParsing.double") { _ = numbers.sumOfDoubles() }
+      _ = try parsing.report(rounds: rounds)
+    }
+    if integers > 0 {
+      var parsing = Comparison(
+        title: "\(file): \(integers) integer lexemes to Int", bytes: 0, iterations: 50)
+      parsing.add("NumberParsing.plainInteger") { _ = numbers.sumOfIntegers() }
+      _ = try parsing.report(rounds: rounds)
+    }
+  }
+  failures.forEach { print("  FAILED: \($0)") }
+  exit(failures.isEmpty ? 0 : 1)
+}
+
 // `--reader-alone` runs only the reader-alone rows.
 if CommandLine.arguments.contains("--reader-alone") {
   try readerAloneRows()

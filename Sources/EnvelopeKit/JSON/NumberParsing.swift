@@ -59,6 +59,22 @@ enum NumberParsing {
   static func plainInteger<T: FixedWidthInteger>(_ bytes: UnsafeBufferPointer<UInt8>)
     -> Result<T, NumberConversionFailure>
   {
+    // Up to 18 digits cannot overflow an Int64: read them eight at a time, then check T's
+    // range once. (Twitter's ids have 18 digits.)
+    if T.bitWidth <= 64, let base = bytes.baseAddress, bytes.count > 0 {
+      let negative = base[0] == ASCII.minus
+      let start = negative ? 1 : 0
+      if bytes.count &- start <= 18 {
+        var i = start
+        var magnitude: UInt64 = 0
+        let digits = DecimalDigits.read(base, &i, bytes.count, into: &magnitude)
+        guard digits > 0, i == bytes.count else { return .failure(.invalid) }
+        let positive = Int64(truncatingIfNeeded: magnitude)
+        let value = negative ? 0 &- positive : positive
+        guard let exact = T(exactly: value) else { return .failure(.outOfRange) }
+        return .success(exact)
+      }
+    }
     var i = 0
     let negative = bytes.count > 0 && bytes[0] == ASCII.minus
     if negative { i = 1 }
@@ -165,36 +181,36 @@ enum NumberParsing {
   /// exponent. Clinger's exact path first (53-bit mantissa, exact power of ten), then
   /// Eisel-Lemire; nil when neither can prove its answer is the correctly rounded one, and the
   /// caller falls back to `Double(String)`. Pays on canada.json, where `strtod` was a fifth of
-  /// the decode (17-digit coordinates).
+  /// the decode (17-digit coordinates); the digits are read eight at a time (`DecimalDigits`).
   @inline(__always)
   private static func fastDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-    var i = 0
+    guard let base = bytes.baseAddress else { return nil }
     let n = bytes.count
-    let negative = n > 0 && bytes[0] == ASCII.minus
-    if negative { i = 1 }
-    var mantissa: UInt64 = 0
+    let negative = n > 0 && base[0] == ASCII.minus
+    var i = negative ? 1 : 0
     // Every digit; past 19 significant ones the mantissa no longer fits a UInt64 (it may even
     // wrap to exactly zero: 2^64 has 20 digits), so a long lexeme is checked exactly below.
-    var digits = 0
+    var mantissa: UInt64 = 0
+    // The integer part one digit at a time: it is short in the lexemes with a fraction, and
+    // its end, found this way, is predicted where a word's would wait for the word.
+    let integerStart = i
+    while i < n, base[i] &- ASCII.zero < 10 {
+      mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
+      i &+= 1
+    }
+    var digits = i &- integerStart
     var exponent = 0
-    while i < n, bytes[i] &- ASCII.zero < 10 {
-      mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
-      digits += 1
-      i += 1
+    if i < n, base[i] == ASCII.period {
+      i &+= 1
+      let fraction = DecimalDigits.read(base, &i, n, into: &mantissa)
+      digits &+= fraction
+      exponent = -fraction
     }
-    if i < n, bytes[i] == ASCII.period {
-      i += 1
-      while i < n, bytes[i] &- ASCII.zero < 10 {
-        mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- ASCII.zero)
-        digits += 1
-        exponent -= 1
-        i += 1
-      }
-    }
+    guard digits > 0 else { return nil }
     if i < n {
       // Exponent part; saturating keeps a huge one huge, and out of the fast paths' range.
-      i += 1
-      exponent += readExponent(bytes, &i, limit: 1_000)
+      i &+= 1
+      exponent &+= readExponent(bytes, &i, limit: 1_000)
     }
     guard digits <= 19 || significantDigits(bytes) <= 19 else { return nil }
     if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
@@ -226,6 +242,7 @@ enum NumberParsing {
   /// Parsing at a Gigabyte per Second", 2021): one or two 64x64-bit products with a 128-bit
   /// approximation of the power of ten. Nil when the approximation cannot decide the rounding,
   /// or the result would be subnormal or infinite; the caller then falls back.
+  @inline(__always)
   static func eiselLemire(_ mantissa: UInt64, _ exponent: Int) -> Double? {
     if mantissa == 0 { return 0 }
     guard exponent >= -348, exponent <= 347 else { return nil }
