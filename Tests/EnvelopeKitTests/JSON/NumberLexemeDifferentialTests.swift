@@ -101,6 +101,36 @@ import Testing
     #expect(JSONNumber(text)?.doubleValue == 1)
   }
 
+  /// Exponents written with many digits, 19, 20 and 40 significant digits, halfway points,
+  /// leading zeros, negative zero, and lexemes ending exactly at 8 and 16 bytes.
+  static let edgeCases: [String] = [
+    "1e0000000000000000000001", "1e-0000000000000000000400", "1E+00000000000000000000000308",
+    "1e-400", "123456789012345678901234567890e-30", "1234567890123456789012345678901234567890",
+    "0.1234567890123456789012345678901234567890", "9007199254740993", "9007199254740993e-0",
+    "2.2250738585072011e-308", "0.0000000000000000000000000001", "0.000000000000000000000000000",
+    "-0", "-0.0", "-0e-999", "12345678", "1234567890123456", "0.234567", "0.2345678",
+    "1.23456789012345", "-1.2345678901234", "99999999.99999999", "9999999999999999999",
+    "99999999999999999999", "0.00000001", "0.0000000000000001", "1.0000000000000000",
+    "0." + String(repeating: "0", count: 1_000) + "1e999", "1e1000", "1e1001", "1e-1001",
+  ]
+
+  /// Each edge case as a `Double` in an exact allocation, through `JSONNumber` and as a
+  /// lenient numeric string (`"1.5"`, with spaces around): the bits of `Double(text)`.
+  @Test(arguments: edgeCases)
+  func edgeCaseMatchesDoubleFromTextOnEveryPath(_ text: String) throws {
+    #expect(doubleMismatch(text) == nil)
+    let expected = try #require(Double(text))
+    if expected.isFinite {
+      #expect(JSONNumber(text)?.doubleValue?.bitPattern == expected.bitPattern)
+    }
+    // Underflow and overflow are refused by the decoder; the rest must be exact.
+    let underflows =
+      expected == 0 && text.prefix { $0 != "e" && $0 != "E" }.contains { "123456789".contains($0) }
+    guard expected.isFinite, !underflows else { return }
+    let decoded = try LenientDecoder().decode([Double].self, from: Data("[\" \(text) \"]".utf8))
+    #expect(decoded.map(\.bitPattern) == [expected.bitPattern])
+  }
+
   func integer<T: FixedWidthInteger>(_ text: String, as type: T.Type) -> T? {
     withExactBytes(text) {
       try? NumberParsing.integer($0, isInteger: isIntegerLexeme($0), as: T.self).get()
