@@ -208,9 +208,12 @@ enum NumberParsing {
     }
     guard digits > 0 else { return nil }
     if i < n {
-      // Exponent part; saturating keeps a huge one huge, and out of the fast paths' range.
+      // Exponent part. A saturated one (past 1,000) goes to `Double(String)`: the fraction's
+      // digits, one less each, could bring it back into range (`0.<1,001 zeros>1e1002` is 1).
       i &+= 1
-      exponent &+= readExponent(bytes, &i, limit: 1_000)
+      let written = readExponent(bytes, &i, limit: 1_000)
+      guard written >= -1_000, written <= 1_000 else { return nil }
+      exponent &+= written
     }
     guard digits <= 19 || significantDigits(bytes) <= 19 else { return nil }
     if mantissa <= 1 << 53, exponent >= -22, exponent <= 22 {
@@ -311,8 +314,9 @@ struct DecimalParts {
     }
     if i < n, bytes[i] == ASCII.lowerE || bytes[i] == ASCII.upperE {
       i += 1
-      // Saturate: a huge exponent only matters as "huge".
-      exponent += NumberParsing.readExponent(bytes, &i, limit: 1_000_000)
+      // Saturate: a huge exponent only matters as "huge". Past the number of digits, so that
+      // they cannot offset a saturated one back into range (`1<1,000,001 zeros>e-1000002`).
+      exponent += NumberParsing.readExponent(bytes, &i, limit: 1_000_000 + n)
     }
     guard i == n else { return nil }
     // Strip leading zeros, then trailing zeros into the exponent.
