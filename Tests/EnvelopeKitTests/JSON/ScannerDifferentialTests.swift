@@ -195,12 +195,12 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
-  /// Keys of every length from 0 to 20 bytes, plain or ending in a piece (non-ASCII, an
-  /// escape, a control character), followed by each way a
-  /// colon and the value can follow, with the input ending 0 to 24 bytes after: the short-key
-  /// path (up to fifteen bytes, `": "` and a value, 20 bytes left) at and past each of its
-  /// edges.
-  @Test func shortKeysAtEveryLengthAndEndScanAsBefore() {
+  /// Keys of every length from 0 to 34 bytes, plain or ending in a piece (non-ASCII, an escape,
+  /// a control character), followed by each way a colon and the value can follow, with the
+  /// input ending 0 to 24 bytes after, after `{` and after a comma: the plain-key path (a word
+  /// at a time while a word and three bytes are left, `": "` and a value) at and past each of
+  /// its edges.
+  @Test func keysAtEveryLengthAndEndScanAsBefore() {
     var failures: [String] = []
     // A flagged byte followed by what follows a key's closing quote, so that a key end taken
     // at any flagged byte, not only at a quote, is seen.
@@ -212,7 +212,7 @@ import Testing
       "\": 1", "\":1", "\": \n1", "\" : 1", "\":  1", "\": \"v\"", "\": ", "\":", "\"", "",
       "\": {", "\": [", "\"x 1", "\": \t1", "\";: 1", "\":\u{0B}1",
     ]
-    for length in 0...20 {
+    for length in 0...34 {
       for piece in pieces {
         let key = Array(repeating: UInt8(ascii: "k"), count: length) + piece
         for after in afters {
