@@ -194,10 +194,10 @@ struct JSONScanner {
     }
   }
 
-  /// `scanKey` inlined for the common key after a comma: plain ASCII, `"`, `:`, one space, then
-  /// the value (as pretty printers write it), scanned a word at a time while a word and three
-  /// bytes are left in the input. Anything else goes to `scanKey`, which scans from `start`
-  /// again.
+  /// `scanKey` inlined for the common key after a comma: plain ASCII, `"`, `:`, then the value
+  /// right away (compact JSON) or after one space (as pretty printers write it), scanned a word
+  /// at a time while a word and three bytes are left in the input. Anything else goes to
+  /// `scanKey`, which scans from `start` again.
   ///
   /// The profile of twitter.json's reader put 30% of it in `scanKey`, a call with a large frame
   /// per key. Inlined at the comma only (the key after `{` still calls `scanKey`): twitter
@@ -220,10 +220,12 @@ struct JSONScanner {
         }
         let bits = flagged.trailingZeroBitCount & ~7
         let end = cursor &+ bits &>> 3
-        if UInt8(truncatingIfNeeded: word &>> UInt64(bits)) == ASCII.quote,
-          base[end &+ 1] == ASCII.colon, base[end &+ 2] == ASCII.space,
-          base[end &+ 3] > ASCII.space
-        {
+        guard UInt8(truncatingIfNeeded: word &>> UInt64(bits)) == ASCII.quote,
+          base[end &+ 1] == ASCII.colon
+        else { break }
+        // The value right after the colon (compact JSON) or after one space (pretty printed).
+        if base[end &+ 2] > ASCII.space { return (end, [], end &+ 2) }
+        if base[end &+ 2] == ASCII.space, base[end &+ 3] > ASCII.space {
           return (end, [], end &+ 3)
         }
         break
