@@ -146,7 +146,7 @@ struct JSONScanner {
             continue
           }
           if isObject {
-            let key = try Self.scanKey(bytes, at: i)
+            let key = try Self.scanPlainKey(bytes, at: i)
             tape.append(
               JSONToken(
                 kind: .string, flags: key.flags, start: i &+ 1, end: key.end,
@@ -192,6 +192,46 @@ struct JSONScanner {
     } else {
       top = OpenContainer(token: -1, count: 0)
     }
+  }
+
+  /// `scanKey` inlined for the common key after a comma: plain ASCII, `"`, `:`, then the value
+  /// right away (compact JSON) or after one space (as pretty printers write it), scanned a word
+  /// at a time while a word and three bytes are left in the input. Anything else goes to
+  /// `scanKey`, which scans from `start` again.
+  ///
+  /// The profile of twitter.json's reader put 30% of it in `scanKey`, a call with a large frame
+  /// per key. Inlined at the comma only (the key after `{` still calls `scanKey`): twitter
+  /// reader +7-11%, citm +4%, canada unchanged; inlined at both places, canada lost 2-3%, as it
+  /// lost 7% with all of `scanKey` inlined.
+  @_transparent
+  private static func scanPlainKey(
+    _ bytes: UnsafeBufferPointer<UInt8>, at start: Int
+  ) throws(JSONReaderError) -> (end: Int, flags: JSONToken.Flags, value: Int) {
+    if let base = bytes.baseAddress, start < bytes.count, base[start] == ASCII.quote {
+      var cursor = start &+ 1
+      // A word and the three bytes after it: the closing quote's colon, space and value.
+      while bytes.count &- cursor >= 11 {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+        let flagged = stringMarks(word)
+        if flagged == 0 {
+          cursor &+= 8
+          continue
+        }
+        let bits = flagged.trailingZeroBitCount & ~7
+        let end = cursor &+ bits &>> 3
+        guard UInt8(truncatingIfNeeded: word &>> UInt64(bits)) == ASCII.quote,
+          base[end &+ 1] == ASCII.colon
+        else { break }
+        // The value right after the colon (compact JSON) or after one space (pretty printed).
+        if base[end &+ 2] > ASCII.space { return (end, [], end &+ 2) }
+        if base[end &+ 2] == ASCII.space, base[end &+ 3] > ASCII.space {
+          return (end, [], end &+ 3)
+        }
+        break
+      }
+    }
+    return try scanKey(bytes, at: start)
   }
 
   /// Scans `"key" :` at `start` and returns the key's closing quote and flags, and the

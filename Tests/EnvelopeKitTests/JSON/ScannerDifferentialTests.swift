@@ -174,12 +174,12 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
-  /// Every piece at every offset from 0 to 24 into a string, the string ending at, before and
+  /// Every piece at every offset from 0 to 40 into a string, the string ending at, before and
   /// after the end of the input, as a value and as a key.
   @Test func stringsAtEveryWordOffsetScanAsBefore() {
     var failures: [String] = []
     for piece in Self.stringPieces {
-      for offset in 0...24 {
+      for offset in 0...40 {
         for after in 0...9 {
           let text: [UInt8] =
             [ASCII.quote] + Array(repeating: UInt8(ascii: "a"), count: offset) + piece
@@ -189,6 +189,42 @@ import Testing
           Self.compare(Array("[".utf8) + text + Array("\"]".utf8), &failures)
           Self.compare(Array("{".utf8) + text + Array("\": 1}".utf8), &failures)
           Self.compare(Array("{".utf8) + text + Array("\" :".utf8), &failures)
+        }
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// Keys of every length from 0 to 34 bytes, plain or ending in a piece (non-ASCII, an escape,
+  /// a control character), followed by each way a colon and the value can follow, with the
+  /// input ending 0 to 24 bytes after, after `{` and after a comma: the plain-key path (a word
+  /// at a time while a word and three bytes are left, `": "` and a value) at and past each of
+  /// its edges.
+  @Test func keysAtEveryLengthAndEndScanAsBefore() {
+    var failures: [String] = []
+    // A flagged byte followed by what follows a key's closing quote, so that a key end taken
+    // at any flagged byte, not only at a quote, is seen.
+    let pieces: [[UInt8]] = [
+      [], Array("é".utf8), Array("\\n".utf8), [0x1F], [0x80], [0x7F], [0x80] + Array(": 1".utf8),
+      [0x1F] + Array(": 1".utf8), Array("\\\": 1".utf8),
+    ]
+    let afters = [
+      "\": 1", "\":1", "\": \n1", "\" : 1", "\":  1", "\": \"v\"", "\": ", "\":", "\"", "",
+      "\": {", "\": [", "\"x 1", "\": \t1", "\";: 1", "\":\u{0B}1", "\":\n1", "\":\t1", "\":\r\n1",
+      "\":\u{1F}1",
+    ]
+    for length in 0...34 {
+      for piece in pieces {
+        let key = Array(repeating: UInt8(ascii: "k"), count: length) + piece
+        for after in afters {
+          for padding in 0...24 {
+            let text: [UInt8] =
+              Array("{\"".utf8) + key + Array(after.utf8)
+              + Array(repeating: ASCII.space, count: padding)
+            Self.compare(text + Array("}".utf8), &failures)
+            Self.compare(text, &failures)
+            Self.compare(Array("{\"a\": 0,".utf8) + text.dropFirst() + Array("}".utf8), &failures)
+          }
         }
       }
     }
