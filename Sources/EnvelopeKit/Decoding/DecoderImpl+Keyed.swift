@@ -391,7 +391,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     let position = try required(key, [Any].self)
     let elements = try decoder.arrayElements(at: position)
     return UnkeyedContainer(
-      decoder: decoder, elements: elements, frame: position.frame(document: elements.document))
+      decoder: decoder, elements: elements,
+      frame: position.frame(document: elements.document(at: position)))
   }
 
   func superDecoder() throws -> any Decoder {
