@@ -217,16 +217,21 @@ extension DecoderImpl {
   }
 
   /// The present, non-null value of an Optional: nil (reported `nulled`) when unusable.
+  ///
+  /// The value is read as `type` with no fallback; a position made so (the containers make
+  /// them so) is used as it is, any other is copied first (a copy retains and releases what the
+  /// position holds, on every present Optional).
   func presentOptional<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T? {
-    let wrapped = position.reading(type, allowsFallback: false)
-    guard leniency.nullsOptionals else { return try unbox(type, at: wrapped) }
+    guard !position.allowsFallback, ObjectIdentifier(position.type) == ObjectIdentifier(type)
+    else { return try presentOptional(type, at: position.reading(type, allowsFallback: false)) }
+    guard leniency.nullsOptionals else { return try unbox(type, at: position) }
     // `recovering` spelled out, as in `element`.
     let mark = reportMark
     do {
-      return try unbox(type, at: wrapped)
+      return try unbox(type, at: position)
     } catch {
       try recover(from: error, to: mark)
-      record(.nulled, at: wrapped)
+      record(.nulled, at: position)
       return nil
     }
   }
