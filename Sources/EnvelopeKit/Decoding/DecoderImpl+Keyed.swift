@@ -129,8 +129,18 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   }
 
   @inline(__always)
-  private func position(_ key: Key, _ type: Any.Type, index: Int?) -> DecodingPosition {
-    DecodingPosition(parent: self, index: index, key: AnyCodingKey(key: key), type: type)
+  private func position(
+    _ key: Key, _ type: Any.Type, index: Int?, allowsFallback: Bool = true
+  ) -> DecodingPosition {
+    DecodingPosition(
+      parent: self, index: index, key: AnyCodingKey(key: key), allowsFallback: allowsFallback,
+      type: type)
+  }
+
+  /// The position of an Optional's present value, as `DecoderImpl.presentOptional` reads it.
+  @inline(__always)
+  private func present(_ key: Key, _ type: Any.Type, index: Int) -> DecodingPosition {
+    position(key, type, index: index, allowsFallback: false)
   }
 
   /// The position of a key the model decodes with `decode`; strict policy, and a required
@@ -241,7 +251,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private func optional<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
     if mappings != nil { return try optionalMapped(type, key) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
-    return try decoder.presentOptional(type, at: position(key, type, index: index))
+    return try decoder.presentOptional(type, at: present(key, type, index: index))
   }
 
   /// `optional` in a container with mappings.
@@ -249,7 +259,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   private func optionalMapped<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
     if let mapping = mapping(key) { return try mappedOptional(type, key, mapping) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
-    return try decoder.presentOptional(type, at: position(key, type, index: index))
+    return try decoder.presentOptional(type, at: present(key, type, index: index))
   }
 
   /// Scalars: as `optional`, with the strict read first and no position when it succeeds.
@@ -258,7 +268,7 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     if let mapping = mapping(key) { return try mappedOptional(type, key, mapping) }
     guard let index = lookup(key), document.kind(index) != .null else { return nil }
     if case .value(let value) = T.strictValue(document, index, decoder.options) { return value }
-    return try decoder.presentOptional(type, at: position(key, type, index: index))
+    return try decoder.presentOptional(type, at: present(key, type, index: index))
   }
 
   func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -391,7 +401,8 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
     let position = try required(key, [Any].self)
     let elements = try decoder.arrayElements(at: position)
     return UnkeyedContainer(
-      decoder: decoder, elements: elements, frame: position.frame(document: elements.document))
+      decoder: decoder, elements: elements,
+      frame: position.frame(document: elements.document(at: position)))
   }
 
   func superDecoder() throws -> any Decoder {

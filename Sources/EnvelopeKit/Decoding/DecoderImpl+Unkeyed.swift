@@ -125,7 +125,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     let elements = try decoder.arrayElements(at: position)
     advance()
     return UnkeyedContainer(
-      decoder: decoder, elements: elements, frame: position.frame(document: elements.document))
+      decoder: decoder, elements: elements,
+      frame: position.frame(document: elements.document(at: position)))
   }
 
   mutating func superDecoder() throws -> any Decoder {

@@ -26,9 +26,10 @@ struct DecodingPosition {
   var readsMissingAsNull = false
   /// The Swift type being decoded here, named in report entries.
   var type: Any.Type
-  /// The declared initial values of the `LenientDecodable` type decoded here (set by `unbox`),
-  /// for the keyed container made at this position.
-  var ownFallbacks: [String: Any]?
+  /// Whether the keyed container made here takes the declared initial values of `type` (a
+  /// `LenientDecodable`'s, set by `unbox`; they are its traits' `initialValues`). A flag, not
+  /// the values: a dictionary here cost a retain and a release on every copy of every position.
+  var hasOwnFallbacks = false
 
   init(
     parent: ContainerFrame, index: Int?, key: AnyCodingKey?, allowsFallback: Bool = true,

@@ -41,6 +41,30 @@ final class TypeTraits: @unchecked Sendable {
   /// Whether the type wants `didFinishDecoding()` after each decode.
   let finishesDecoding: Bool
 
+  /// What `unbox` asks of a type for every value, with no reference in it: the decoder keeps
+  /// the last type's shape and reads it without a retain and a release (the traits object cost
+  /// both on every value, a tenth of the reference counting of canada's decode).
+  struct Shape {
+    let id: ObjectIdentifier
+    let special: Special?
+    let isOptional: Bool
+    let isRawRepresentable: Bool
+    /// See `TypeTraits.isPlain`.
+    let isPlain: Bool
+    /// Whether the type has declared initial values (`initialValues` is not nil).
+    let hasInitialValues: Bool
+    let caseDefaultable: (any CaseDefaultable.Type)?
+    let finishesDecoding: Bool
+  }
+
+  /// The traits `unbox` asks for on every value.
+  var shape: Shape {
+    Shape(
+      id: id, special: special, isOptional: isOptional, isRawRepresentable: isRawRepresentable,
+      isPlain: isPlain, hasInitialValues: initialValues != nil, caseDefaultable: caseDefaultable,
+      finishesDecoding: finishesDecoding)
+  }
+
   /// Made for one decode: the decoder's key mappings, or initial values that may be objects
   /// each decode must get afresh. Every other type's traits are shared (`shared(_:)`).
   var belongsToOneDecode: Bool { keyMappings != nil || initialValues != nil }
