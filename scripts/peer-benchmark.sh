@@ -86,6 +86,15 @@ rm -f "$scratch/Package.swift.new"
 swift package --package-path "$scratch" config set-mirror \
   --original "$yyjson_url" --mirror "$scratch/deps/yyjson"
 
+# SwiftPM kept the old file list of the EnvelopeKit dependency after a file was added to it
+# ("cannot find 'DecimalDigits' in scope"): the scratch build starts again when that list
+# changes. The first run only records it.
+listing=$(cd "$root" && find Sources/EnvelopeKit -name '*.swift' | LC_ALL=C sort | cksum)
+if [[ -f $scratch/sources.cksum && $(cat "$scratch/sources.cksum") != "$listing" ]]; then
+  rm -rf "$scratch/.build"
+fi
+echo "$listing" >"$scratch/sources.cksum"
+
 # The sources: links to this checkout's files, and the generated list of API rows (rewritten only
 # when changed, as the manifest).
 sources=$scratch/Sources/PeerBenchmark
