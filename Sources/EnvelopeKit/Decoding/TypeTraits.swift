@@ -24,22 +24,15 @@ final class TypeTraits: @unchecked Sendable {
     case date, decimal, url, data
   }
 
-  /// The type's identity, the cache key.
-  let id: ObjectIdentifier
-  let special: Special?
-  let isOptional: Bool
-  let isRawRepresentable: Bool
-  /// Whether `init(from:)` with the decoder at the value is all a decode takes: no special
-  /// type, raw value, declared initial values, default case or `didFinishDecoding()`. The usual
-  /// model; `DecoderImpl.unbox` decodes it without leaving its own frame.
-  let isPlain: Bool
+  /// What `unbox` asks of the type for every value (see `Shape`).
+  let shape: Shape
   /// The declared initial values of a `LenientDecodable` type's properties, by name.
   let initialValues: [String: Any]?
-  let caseDefaultable: (any CaseDefaultable.Type)?
   /// The key mappings and transforms set on the decoder for this type; nil for most types.
   let keyMappings: ModelKeyMappings?
-  /// Whether the type wants `didFinishDecoding()` after each decode.
-  let finishesDecoding: Bool
+
+  /// The type's identity, the cache key.
+  var id: ObjectIdentifier { shape.id }
 
   /// What `unbox` asks of a type for every value, with no reference in it: the decoder keeps
   /// the last type's shape and reads it without a retain and a release (the traits object cost
@@ -49,20 +42,15 @@ final class TypeTraits: @unchecked Sendable {
     let special: Special?
     let isOptional: Bool
     let isRawRepresentable: Bool
-    /// See `TypeTraits.isPlain`.
+    /// Whether `init(from:)` with the decoder at the value is all a decode takes: no special
+    /// type, raw value, declared initial values, default case or `didFinishDecoding()`. The
+    /// usual model; `DecoderImpl.unbox` decodes it without leaving its own frame.
     let isPlain: Bool
     /// Whether the type has declared initial values (`initialValues` is not nil).
     let hasInitialValues: Bool
     let caseDefaultable: (any CaseDefaultable.Type)?
+    /// Whether the type wants `didFinishDecoding()` after each decode.
     let finishesDecoding: Bool
-  }
-
-  /// The traits `unbox` asks for on every value.
-  var shape: Shape {
-    Shape(
-      id: id, special: special, isOptional: isOptional, isRawRepresentable: isRawRepresentable,
-      isPlain: isPlain, hasInitialValues: initialValues != nil, caseDefaultable: caseDefaultable,
-      finishesDecoding: finishesDecoding)
   }
 
   /// Made for one decode: the decoder's key mappings, or initial values that may be objects
@@ -70,8 +58,8 @@ final class TypeTraits: @unchecked Sendable {
   var belongsToOneDecode: Bool { keyMappings != nil || initialValues != nil }
 
   init(_ type: Any.Type, keyMappings: ModelKeyMappings? = nil) {
-    id = ObjectIdentifier(type)
     self.keyMappings = keyMappings
+    let special: Special?
     if let optional = type as? any DecodableOptional.Type {
       special = .optional(optional)
     } else if let array = type as? any DecodableArray.Type {
@@ -89,18 +77,23 @@ final class TypeTraits: @unchecked Sendable {
     } else {
       special = nil
     }
+    let isOptional: Bool
     if case .optional = special { isOptional = true } else { isOptional = false }
-    isRawRepresentable = type is any RawRepresentable.Type
+    let isRawRepresentable = type is any RawRepresentable.Type
     if let lenient = type as? any LenientDecodable.Type {
       initialValues = Self.initialValues(of: lenient)
     } else {
       initialValues = nil
     }
-    caseDefaultable = type as? any CaseDefaultable.Type
-    finishesDecoding = type is any DecodingFinishing.Type
-    isPlain =
-      special == nil && !isRawRepresentable && initialValues == nil && caseDefaultable == nil
-      && !finishesDecoding
+    let caseDefaultable = type as? any CaseDefaultable.Type
+    let finishesDecoding = type is any DecodingFinishing.Type
+    shape = Shape(
+      id: ObjectIdentifier(type), special: special, isOptional: isOptional,
+      isRawRepresentable: isRawRepresentable,
+      isPlain: special == nil && !isRawRepresentable && initialValues == nil
+        && caseDefaultable == nil && !finishesDecoding,
+      hasInitialValues: initialValues != nil, caseDefaultable: caseDefaultable,
+      finishesDecoding: finishesDecoding)
   }
 
   /// The traits of a type with no key mappings, from the process-wide cache; a

@@ -7,20 +7,6 @@ import Testing
 /// integer path) against the slow, obvious answers: `Double(String)` (correctly rounded) to the
 /// bit, `Int64(String)` and friends, and a digit-at-a-time reader.
 @Suite struct NumberFastPathTests {
-  func parsed(_ text: String) -> Double? {
-    var text = text
-    return text.withUTF8 { try? NumberParsing.double($0, allowsUnderflow: true).get() }
-  }
-
-  /// Nil when `text` parses to the bits of `Double(text)` (or is refused where that is infinite).
-  func mismatch(_ text: String) -> String? {
-    let expected = Double(text)
-    let actual = parsed(text)
-    if actual?.bitPattern == expected?.bitPattern { return nil }
-    if expected?.isInfinite == true && actual == nil { return nil }
-    return "\(text): \(String(describing: actual)) vs Double(text) \(String(describing: expected))"
-  }
-
   /// Lexemes of 1 to 40 significant digits with leading zeros, a decimal point anywhere (or
   /// none) and any exponent, written the ways JSON allows.
   static func lexeme(_ random: inout SeededGenerator) -> String {
@@ -60,7 +46,9 @@ import Testing
       var random = SeededGenerator(state: seed)
       var failures: [String] = []
       for _ in 0..<GeneratedRuns.cases(default: 200_000) {
-        if let failure = mismatch(Self.lexeme(&random)) { failures.append(failure) }
+        if let failure = NumberOracle.doubleMismatch(Self.lexeme(&random)) {
+          failures.append(failure)
+        }
       }
       #expect(
         failures.isEmpty, "seed \(seed): \(failures.count) mismatches, first \(failures.prefix(5))")
@@ -98,7 +86,7 @@ import Testing
 
   @Test(arguments: edgeCases)
   func edgeCaseMatchesDoubleFromText(_ text: String) {
-    #expect(mismatch(text) == nil)
+    #expect(NumberOracle.doubleMismatch(text) == nil)
   }
 
   /// `digits * multiplier`, digits most significant first.
@@ -133,7 +121,7 @@ import Testing
         for _ in 0..<(doublings - 1) { digits = Self.multiply(digits, by: 2) }
         let text = String(decoding: digits.map { $0 + ASCII.zero }, as: UTF8.self)
         for candidate in [text, text + "e0", text + "e-1"] {
-          if let failure = mismatch(candidate) { failures.append(failure) }
+          if let failure = NumberOracle.doubleMismatch(candidate) { failures.append(failure) }
         }
         continue
       }
@@ -145,7 +133,9 @@ import Testing
       let exponent = -halvings + shift
       let below = String(text.dropLast()) + String(Int(digits[digits.count - 1]) - 1)
       for candidate in [text, below, text + "1"] {
-        if let failure = mismatch("\(candidate)e\(exponent)") { failures.append(failure) }
+        if let failure = NumberOracle.doubleMismatch("\(candidate)e\(exponent)") {
+          failures.append(failure)
+        }
       }
     }
     #expect(failures.isEmpty, "\(failures.count) mismatches, first \(failures.prefix(5))")

@@ -9,29 +9,6 @@ import Testing
 /// saturation offset by as many fraction digits; integers written with a fraction or exponent
 /// into every width; and the same lexemes through the decoder.
 @Suite struct NumberLexemeDifferentialTests {
-  /// `body` over a copy of `text` in an allocation of exactly its length (nothing after it).
-  func withExactBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    let utf8 = Array(text.utf8)
-    let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: utf8.count)
-    defer { buffer.deallocate() }
-    _ = buffer.initialize(from: utf8)
-    return body(UnsafeBufferPointer(buffer))
-  }
-
-  func double(_ text: String) -> Double? {
-    withExactBytes(text) { try? NumberParsing.double($0, allowsUnderflow: true).get() }
-  }
-
-  /// Nil when `text` converts to the bits of `Double(text)` (or is refused where that is
-  /// infinite).
-  func doubleMismatch(_ text: String) -> String? {
-    let expected = Double(text)
-    let actual = double(text)
-    if actual?.bitPattern == expected?.bitPattern { return nil }
-    if expected?.isInfinite == true && actual == nil { return nil }
-    return "\(text): \(String(describing: actual)) vs Double(text) \(String(describing: expected))"
-  }
-
   static func digits(_ count: Int, _ random: inout SeededGenerator) -> String {
     String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
   }
@@ -56,7 +33,7 @@ import Testing
           case 4: text = "-" + text + "e-" + String(Int.random(in: 0...330, using: &random))
           default: break
           }
-          if let failure = doubleMismatch(text) { failures.append(failure) }
+          if let failure = NumberOracle.doubleMismatch(text) { failures.append(failure) }
         }
       }
     }
@@ -77,7 +54,7 @@ import Testing
       let exponent = zeros + Int.random(in: -30...30, using: &random)
       var text = "0." + String(repeating: "0", count: zeros) + significant + "e" + String(exponent)
       if Bool.random(using: &random) { text = "-" + text }
-      if let failure = doubleMismatch(text) { failures.append(failure) }
+      if let failure = NumberOracle.doubleMismatch(text) { failures.append(failure) }
     }
     // The same, the other way round: an integer part of many digits, a very negative exponent.
     for _ in 0..<100 {
@@ -85,7 +62,7 @@ import Testing
       let text =
         String(Int.random(in: 1...9, using: &random)) + String(repeating: "0", count: zeros)
         + "e-" + String(zeros + Int.random(in: -30...30, using: &random))
-      if let failure = doubleMismatch(text) { failures.append(failure) }
+      if let failure = NumberOracle.doubleMismatch(text) { failures.append(failure) }
     }
     // The lexemes are long: the message gives their ends, not the array.
     let count = failures.count
@@ -118,7 +95,7 @@ import Testing
   /// lenient numeric string (`"1.5"`, with spaces around): the bits of `Double(text)`.
   @Test(arguments: edgeCases)
   func edgeCaseMatchesDoubleFromTextOnEveryPath(_ text: String) throws {
-    #expect(doubleMismatch(text) == nil)
+    #expect(NumberOracle.doubleMismatch(text) == nil)
     let expected = try #require(Double(text))
     if expected.isFinite {
       #expect(JSONNumber(text)?.doubleValue?.bitPattern == expected.bitPattern)
@@ -132,7 +109,7 @@ import Testing
   }
 
   func integer<T: FixedWidthInteger>(_ text: String, as type: T.Type) -> T? {
-    withExactBytes(text) {
+    NumberOracle.withExactBytes(text) {
       try? NumberParsing.integer($0, isInteger: isIntegerLexeme($0), as: T.self).get()
     }
   }
