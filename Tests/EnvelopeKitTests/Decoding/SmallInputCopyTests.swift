@@ -74,6 +74,28 @@ private func readerError(of error: any Error) -> JSONReaderError? {
     }
   }
 
+  /// The same through `decodeEnvelope`, between a business failure (read from the status
+  /// alone) and malformed input, which throws the reader's error.
+  @Test func envelopeDecodesOfSmallInputReadTheirOwnBytes() throws {
+    let body = Data(
+      #"{"code":0,"msg":"ok","data":{"after":"outer-2","before":"outer-1","raw":"{\"id\":7,\"name\":\"inner\"}"}}"#
+        .utf8)
+    let expected = Nesting(before: "outer-1", inner: .init(id: 7, name: "inner"), after: "outer-2")
+    let failure = Data(#"{"code":401,"msg":"denied","data":{"after":1}}"#.utf8)
+    let malformed = Data(#"{"code":0,"data":{"after":}}"#.utf8)
+    #expect((try? JSONDocument(data: malformed, maxDepth: 512, allowsTrailingCommas: true)) == nil)
+    for _ in 0..<3 {
+      #expect(try nestedDecoder.decodeEnvelope(Nesting.self, from: body) == expected)
+      #expect(throws: EnvelopeError.self) {
+        try nestedDecoder.decodeEnvelope(Nesting.self, from: failure)
+      }
+      #expect(throws: DecodingError.self) {
+        try nestedDecoder.decodeEnvelope(Nesting.self, from: malformed)
+      }
+      #expect(try nestedDecoder.decodeEnvelopeResult(Nesting.self, from: body).value == expected)
+    }
+  }
+
   /// Malformed small input throws the reader error `JSONDocument` finds in the same bytes,
   /// with its offset, line and column, as before the copy (and as larger input does).
   @Test(arguments: [
