@@ -17,6 +17,9 @@ enum JSONInputEncoding {
     return Data(text.utf8)
   }
 
+  /// Whether `bytes` are UTF-8 as far as `transcoded(_:)` can tell (it returns nil for them).
+  static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool { detect(bytes) == nil }
+
   /// The encoding and the length of the byte order mark before the text (0 when none).
   private static func detect(_ data: UnsafeRawBufferPointer) -> (String.Encoding, Int)? {
     guard data.count >= 2 else { return nil }

@@ -51,11 +51,13 @@ enum SpareTape {
 ///
 /// Buffers of trivial types (no references) are kept, and objects that hold nothing of a call
 /// (`SpareDocument`); a spare is freed when its thread ends. Every thread that scans or encodes
-/// pays one slot array (five words) and what its spares hold.
+/// pays one slot array (two words a purpose) and what its spares hold.
 enum SpareBuffer {
   /// What a spare buffer is for; one slot each.
   enum Purpose: Int, CaseIterable {
     case tape, encoderBytes, encoderMembers
+    /// A small input's copy (`JSONDocument.copying`).
+    case input
   }
 
   /// What a spare object is for; one slot each, after the buffers' slots.
