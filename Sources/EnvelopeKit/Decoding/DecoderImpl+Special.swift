@@ -73,6 +73,8 @@ extension Array: DecodableArray where Element: Decodable {
       return reinterpret(
         try decoder.scalarArray(Int64.self, elements, at: position), as: [Element].self)
     }
+    // No elements, nothing to decode: no frame to allocate, no buffer to make.
+    if elements.count == 0 { return [] }
     let document = elements.document(at: position)
     let frame = position.frame(document: document)
     // Elements are moved into place: `append` in this unspecialised code looked up the metadata
