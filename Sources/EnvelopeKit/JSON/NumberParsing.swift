@@ -181,7 +181,8 @@ enum NumberParsing {
   /// exponent. Clinger's exact path first (53-bit mantissa, exact power of ten), then
   /// Eisel-Lemire; nil when neither can prove its answer is the correctly rounded one, and the
   /// caller falls back to `Double(String)`. Pays on canada.json, where `strtod` was a fifth of
-  /// the decode (17-digit coordinates); the digits are read eight at a time (`DecimalDigits`).
+  /// the decode (17-digit coordinates); the digits are read eight at a time (`DecimalDigits`),
+  /// a short lexeme's integer part and fraction one word each.
   @inline(__always)
   private static func fastDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     guard let base = bytes.baseAddress else { return nil }
@@ -191,20 +192,42 @@ enum NumberParsing {
     // Every digit; past 19 significant ones the mantissa no longer fits a UInt64 (it may even
     // wrap to exactly zero: 2^64 has 20 digits), so a long lexeme is checked exactly below.
     var mantissa: UInt64 = 0
-    // The integer part one digit at a time: it is short in the lexemes with a fraction, and
-    // its end, found this way, is predicted where a word's would wait for the word.
-    let integerStart = i
-    while i < n, base[i] &- ASCII.zero < 10 {
-      mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
-      i &+= 1
-    }
-    var digits = i &- integerStart
+    var digits = 0
     var exponent = 0
-    if i < n, base[i] == ASCII.period {
-      i &+= 1
-      let fraction = DecimalDigits.read(base, &i, n, into: &mantissa)
-      digits &+= fraction
-      exponent = -fraction
+    if n <= 12 {
+      // A short lexeme (`12.5`, `3.14`, `-122.4194`): the integer part and the fraction are
+      // each one word, whatever their lengths, which vary from one number to the next where
+      // a loop's exit, taken per digit, would be mispredicted.
+      let integer = DecimalDigits.run(base, i, n)
+      mantissa = integer.value
+      digits = integer.count
+      i &+= integer.count
+      if integer.count == 8 { digits &+= DecimalDigits.read(base, &i, n, into: &mantissa) }
+      if i < n, base[i] == ASCII.period {
+        i &+= 1
+        let fraction = DecimalDigits.run(base, i, n)
+        mantissa = mantissa &* DecimalDigits.scales[fraction.count] &+ fraction.value
+        i &+= fraction.count
+        var count = fraction.count
+        if count == 8 { count &+= DecimalDigits.read(base, &i, n, into: &mantissa) }
+        digits &+= count
+        exponent = -count
+      }
+    } else {
+      // The integer part one digit at a time: it is short in the lexemes with a fraction, and
+      // its end, found this way, is predicted where a word's would wait for the word.
+      let integerStart = i
+      while i < n, base[i] &- ASCII.zero < 10 {
+        mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
+        i &+= 1
+      }
+      digits = i &- integerStart
+      if i < n, base[i] == ASCII.period {
+        i &+= 1
+        let fraction = DecimalDigits.read(base, &i, n, into: &mantissa)
+        digits &+= fraction
+        exponent = -fraction
+      }
     }
     guard digits > 0 else { return nil }
     if i < n {
