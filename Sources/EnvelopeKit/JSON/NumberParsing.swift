@@ -129,10 +129,44 @@ enum NumberParsing {
   static func float(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool = false)
     -> Result<Float, NumberConversionFailure>
   {
+    if let double = fastDouble(bytes), let value = floatRoundedOnce(double) {
+      return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
+    }
+    return floatFromText(bytes, allowsUnderflow: allowsUnderflow)
+  }
+
+  /// `Float(String)`, for the lexemes `float` cannot round from their `Double`.
+  @inline(never)
+  private static func floatFromText(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool)
+    -> Result<Float, NumberConversionFailure>
+  {
     guard let value = Float(String(decoding: bytes, as: UTF8.self)) else {
       return .failure(.invalid)
     }
     return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
+  }
+
+  /// `double`, the correctly rounded `Double` of a lexeme, rounded to the `Float` nearest the
+  /// lexeme itself; nil when rounding twice could differ from rounding the text once.
+  ///
+  /// Every `Float` and every point halfway between two neighbouring `Float`s is a `Double`, and
+  /// rounding is monotonic: when the text lies strictly between a `Float` and the next halfway
+  /// point, so does its `Double` (or it equals the `Float`), and that `Double` rounds to the
+  /// same `Float`. Only a `Double` that is itself a halfway point can have come from text on
+  /// either side of it (`Float` would then round the tie to even, whatever side the text was):
+  /// nil. In the binades of normal `Float`s (2^-126 up to 2^128, where `Float` overflows: the
+  /// last halfway point, between the greatest `Float` and 2^128, is one too) a halfway point is
+  /// a `Double` whose 29 bits below the `Float`'s 24-bit significand are exactly `1 << 28`.
+  /// Zero is exact; below 2^-126 (`Float`'s subnormals, where its precision is not 24 bits)
+  /// and from 2^128 up: nil, and the caller reads the text.
+  @inline(__always)
+  static func floatRoundedOnce(_ double: Double) -> Float? {
+    let magnitude = double.magnitude
+    if magnitude == 0 { return Float(double) }
+    guard magnitude >= 0x1p-126, magnitude < 0x1p128,
+      double.bitPattern & 0x1FFF_FFFF != 0x1000_0000
+    else { return nil }
+    return Float(double)
   }
 
   /// Infinity (overflow) and zero from a lexeme with a nonzero digit (underflow) do not fit.
