@@ -51,7 +51,14 @@ struct SmallEnvelopeRow {
   var decodeTime: Double
   /// JSONDecoder time / `decode(BenchEnvelope<T>.self)` time.
   var structDecode: Double
+  /// `decodeEnvelope(_:from:format:)` time, with a format other than the decoder's, in µs.
+  var formatDecodeTime: Double
 }
+
+/// A format the decoder does not have (the default's paths, its own value), made once as an
+/// app keeps its formats, for the `decodeEnvelope(_:from:format:)` column.
+private let namedFormat = EnvelopeFormat(
+  code: "code", messages: ["msg", "message"], data: "data", success: [0])
 
 /// One run of the four rows (two payloads, two policies).
 private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnvelopeRow] {
@@ -68,6 +75,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         { _ = try decoder.decodeEnvelope(BenchUser.self, from: user) },
         { _ = try await provider.request(.user, as: BenchUser.self) },
         { _ = try decoder.decode(BenchEnvelope<BenchUser>.self, from: user) },
+        { _ = try decoder.decodeEnvelope(BenchUser.self, from: user, format: namedFormat) },
       ])
     let page = BenchTarget.pageBody
     let pageTimes = try await medians(
@@ -77,6 +85,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         { _ = try decoder.decodeEnvelope(BenchPage.self, from: page) },
         { _ = try await provider.request(.page, as: BenchPage.self) },
         { _ = try decoder.decode(BenchEnvelope<BenchPage>.self, from: page) },
+        { _ = try decoder.decodeEnvelope(BenchPage.self, from: page, format: namedFormat) },
       ])
     for (name, times) in [
       ("\(user.count) B user, \(policy)", userTimes),
@@ -86,7 +95,7 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         SmallEnvelopeRow(
           name: name, decode: times[0] / times[1], provider: times[0] / times[2],
           overhead: (times[2] - times[1]) * 1e6, decodeTime: times[1] * 1e6,
-          structDecode: times[0] / times[3]))
+          structDecode: times[0] / times[3], formatDecodeTime: times[4] * 1e6))
     }
   }
   return rows
@@ -112,7 +121,8 @@ private func smallEnvelopeRun(calls: Int, rounds: Int) async throws -> [SmallEnv
         + " decodeEnvelope \(spread(rows.map(\.decode), "%.2fx"))"
         + " | Provider.request \(spread(rows.map(\.provider), "%.2fx"))"
         + " | provider over decode \(spread(rows.map(\.overhead), "%.1f")) µs"
-        + " (decode \(spread(rows.map(\.decodeTime), "%.1f")) µs)"
+        + " (decode \(spread(rows.map(\.decodeTime), "%.2f")) µs,"
+        + " with format: \(spread(rows.map(\.formatDecodeTime), "%.2f")) µs)"
         + " | decode(BenchEnvelope<T>.self) \(spread(rows.map(\.structDecode), "%.2fx"))")
     let decode = median(rows.map(\.decode))
     let overhead = median(rows.map(\.overhead))

@@ -234,21 +234,36 @@ if let flag = CommandLine.arguments.firstIndex(of: "--profile-numbers"),
   exit(0)
 }
 
-// `--numbers` times the number conversions alone, over every number lexeme of each payload.
+// `--numbers` times the number conversions alone, over every number lexeme of each payload and
+// of 500,000 generated short decimals (`12.5`, `3.14`: 1-4 fraction digits); then `[Float]`
+// decodes of the short decimals and of canada's coordinates.
 if CommandLine.arguments.contains("--numbers") {
-  for file in ["canada.json", "twitter.json", "citm_catalog.json"] {
-    guard let data = load(file) else { continue }
+  let shortDecimals = NumberParsingBenchmark.shortDecimals(count: 500_000, seed: 0x5407_F10A7)
+  let payloadsToTime =
+    ["canada.json", "twitter.json", "citm_catalog.json"].compactMap { file in
+      load(file).map { (file, $0) }
+    } + [("500,000 short decimals", shortDecimals)]
+  var canadaDecimals: Data?
+  for (file, data) in payloadsToTime {
     let numbers = try NumberParsingBenchmark(data)
     let (doubles, integers) = numbers.counts
     if doubles > 0 {
       check(
         numbers.sumOfDoubles() == numbers.sumOfDoublesFromText(),
         "\(file): the fast Double path sums to what Double(String) does")
+      check(
+        numbers.sumOfFloats() == numbers.sumOfFloatsFromText(),
+        "\(file): the Float path sums to what Float(String) does")
       var parsing = Comparison(
         title: "\(file): \(doubles) non-integer lexemes to Double", bytes: 0, iterations: 20)
       parsing.add("Double(String)") { _ = numbers.sumOfDoublesFromText() }
       parsing.add("NumberParsing.double") { _ = numbers.sumOfDoubles() }
       _ = try parsing.report(rounds: rounds)
+      var floats = Comparison(
+        title: "\(file): \(doubles) non-integer lexemes to Float", bytes: 0, iterations: 10)
+      floats.add("Float(String)") { _ = numbers.sumOfFloatsFromText() }
+      floats.add("NumberParsing.float") { _ = numbers.sumOfFloats() }
+      _ = try floats.report(rounds: rounds)
     }
     if integers > 0 {
       var parsing = Comparison(
@@ -256,6 +271,23 @@ if CommandLine.arguments.contains("--numbers") {
       parsing.add("NumberParsing.plainInteger") { _ = numbers.sumOfIntegers() }
       _ = try parsing.report(rounds: rounds)
     }
+    if file == "canada.json" { canadaDecimals = numbers.nonIntegerArray() }
+  }
+  for (name, data) in [
+    ("500,000 short decimals", shortDecimals), ("canada's coordinates", canadaDecimals),
+  ] {
+    guard let data else { continue }
+    let lenient = LenientDecoder()
+    let foundation = JSONDecoder()
+    check(
+      try lenient.decode([Float].self, from: data).reduce(0, +)
+        == NumberParsingBenchmark(data).sumOfFloatsFromText(),
+      "\(name): [Float] decodes to Float(String)'s values")
+    var decode = Comparison(title: "\(name) as [Float]", bytes: data.count, iterations: 3)
+    decode.add("JSONDecoder [Float]") { _ = try foundation.decode([Float].self, from: data) }
+    decode.add("LenientDecoder [Float]") { _ = try lenient.decode([Float].self, from: data) }
+    decode.add("LenientDecoder [Double]") { _ = try lenient.decode([Double].self, from: data) }
+    _ = try decode.report(rounds: rounds)
   }
   failures.forEach { print("  FAILED: \($0)") }
   exit(failures.isEmpty ? 0 : 1)

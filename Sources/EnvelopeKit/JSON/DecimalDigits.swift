@@ -5,7 +5,7 @@
 
 enum DecimalDigits {
   /// 10^k for k in 0...8: the factor that makes room for a run of k digits.
-  private static let scales: [UInt64] = [
+  static let scales: [UInt64] = [
     1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000,
   ]
 
@@ -31,12 +31,7 @@ enum DecimalDigits {
       // `end` become zeros (not digits).
       word = load(base + (end &- 8)) &>> UInt64(8 &* (8 &- available))
     } else {
-      word = 0
-      var k = 0
-      while k < available {
-        word |= UInt64(base[i &+ k]) &<< UInt64(8 &* k)
-        k &+= 1
-      }
+      word = shortWord(base + i, available)
     }
     let values = word ^ 0x3030_3030_3030_3030
     let count = nonDigits(values).trailingZeroBitCount &>> 3
@@ -44,6 +39,27 @@ enum DecimalDigits {
     // The run's digits to the top of the word (the bytes after it fall off); the zero bytes
     // below it are leading zeros.
     return (eightDigitsValue(values &<< UInt64(64 &- 8 &* count)), count)
+  }
+
+  /// The `count` bytes from `pointer`, 1...7 of them, the first in the lowest byte and zeros
+  /// above: two loads that overlap in the middle (a byte both hold is the same byte), so that
+  /// no branch depends on each byte. Reads only `pointer[0..<count]`.
+  @inline(__always)
+  static func shortWord(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+    let raw = UnsafeRawPointer(pointer)
+    if count >= 4 {
+      let low = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+      let high = UInt64(
+        UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
+      return low | high &<< UInt64(8 &* (count &- 4))
+    }
+    if count >= 2 {
+      let low = UInt64(UInt16(littleEndian: raw.loadUnaligned(as: UInt16.self)))
+      let high = UInt64(
+        UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self)))
+      return low | high &<< UInt64(8 &* (count &- 2))
+    }
+    return UInt64(pointer[0])
   }
 
   /// Eight bytes from `pointer`, the first in the lowest byte.

@@ -129,10 +129,44 @@ enum NumberParsing {
   static func float(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool = false)
     -> Result<Float, NumberConversionFailure>
   {
+    if let double = fastDouble(bytes), let value = floatRoundedOnce(double) {
+      return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
+    }
+    return floatFromText(bytes, allowsUnderflow: allowsUnderflow)
+  }
+
+  /// `Float(String)`, for the lexemes `float` cannot round from their `Double`.
+  @inline(never)
+  private static func floatFromText(_ bytes: UnsafeBufferPointer<UInt8>, allowsUnderflow: Bool)
+    -> Result<Float, NumberConversionFailure>
+  {
     guard let value = Float(String(decoding: bytes, as: UTF8.self)) else {
       return .failure(.invalid)
     }
     return checkedRange(value, bytes, allowsUnderflow: allowsUnderflow)
+  }
+
+  /// `double`, the correctly rounded `Double` of a lexeme, rounded to the `Float` nearest the
+  /// lexeme itself; nil when rounding twice could differ from rounding the text once.
+  ///
+  /// Every `Float` and every point halfway between two neighbouring `Float`s is a `Double`, and
+  /// rounding is monotonic: when the text lies strictly between a `Float` and the next halfway
+  /// point, so does its `Double` (or it equals the `Float`), and that `Double` rounds to the
+  /// same `Float`. Only a `Double` that is itself a halfway point can have come from text on
+  /// either side of it (`Float` would then round the tie to even, whatever side the text was):
+  /// nil. In the binades of normal `Float`s (2^-126 up to 2^128, where `Float` overflows: the
+  /// last halfway point, between the greatest `Float` and 2^128, is one too) a halfway point is
+  /// a `Double` whose 29 bits below the `Float`'s 24-bit significand are exactly `1 << 28`.
+  /// Zero is exact; below 2^-126 (`Float`'s subnormals, where its precision is not 24 bits)
+  /// and from 2^128 up: nil, and the caller reads the text.
+  @inline(__always)
+  static func floatRoundedOnce(_ double: Double) -> Float? {
+    let magnitude = double.magnitude
+    if magnitude == 0 { return Float(double) }
+    guard magnitude >= 0x1p-126, magnitude < 0x1p128,
+      double.bitPattern & 0x1FFF_FFFF != 0x1000_0000
+    else { return nil }
+    return Float(double)
   }
 
   /// Infinity (overflow) and zero from a lexeme with a nonzero digit (underflow) do not fit.
@@ -181,7 +215,8 @@ enum NumberParsing {
   /// exponent. Clinger's exact path first (53-bit mantissa, exact power of ten), then
   /// Eisel-Lemire; nil when neither can prove its answer is the correctly rounded one, and the
   /// caller falls back to `Double(String)`. Pays on canada.json, where `strtod` was a fifth of
-  /// the decode (17-digit coordinates); the digits are read eight at a time (`DecimalDigits`).
+  /// the decode (17-digit coordinates); the digits are read eight at a time (`DecimalDigits`),
+  /// a short lexeme's integer part and fraction one word each.
   @inline(__always)
   private static func fastDouble(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     guard let base = bytes.baseAddress else { return nil }
@@ -191,20 +226,42 @@ enum NumberParsing {
     // Every digit; past 19 significant ones the mantissa no longer fits a UInt64 (it may even
     // wrap to exactly zero: 2^64 has 20 digits), so a long lexeme is checked exactly below.
     var mantissa: UInt64 = 0
-    // The integer part one digit at a time: it is short in the lexemes with a fraction, and
-    // its end, found this way, is predicted where a word's would wait for the word.
-    let integerStart = i
-    while i < n, base[i] &- ASCII.zero < 10 {
-      mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
-      i &+= 1
-    }
-    var digits = i &- integerStart
+    var digits = 0
     var exponent = 0
-    if i < n, base[i] == ASCII.period {
-      i &+= 1
-      let fraction = DecimalDigits.read(base, &i, n, into: &mantissa)
-      digits &+= fraction
-      exponent = -fraction
+    if n <= 12 {
+      // A short lexeme (`12.5`, `3.14`, `-122.4194`): the integer part and the fraction are
+      // each one word, whatever their lengths, which vary from one number to the next where
+      // a loop's exit, taken per digit, would be mispredicted.
+      let integer = DecimalDigits.run(base, i, n)
+      mantissa = integer.value
+      digits = integer.count
+      i &+= integer.count
+      if integer.count == 8 { digits &+= DecimalDigits.read(base, &i, n, into: &mantissa) }
+      if i < n, base[i] == ASCII.period {
+        i &+= 1
+        let fraction = DecimalDigits.run(base, i, n)
+        mantissa = mantissa &* DecimalDigits.scales[fraction.count] &+ fraction.value
+        i &+= fraction.count
+        var count = fraction.count
+        if count == 8 { count &+= DecimalDigits.read(base, &i, n, into: &mantissa) }
+        digits &+= count
+        exponent = -count
+      }
+    } else {
+      // The integer part one digit at a time: it is short in the lexemes with a fraction, and
+      // its end, found this way, is predicted where a word's would wait for the word.
+      let integerStart = i
+      while i < n, base[i] &- ASCII.zero < 10 {
+        mantissa = mantissa &* 10 &+ UInt64(base[i] &- ASCII.zero)
+        i &+= 1
+      }
+      digits = i &- integerStart
+      if i < n, base[i] == ASCII.period {
+        i &+= 1
+        let fraction = DecimalDigits.read(base, &i, n, into: &mantissa)
+        digits &+= fraction
+        exponent = -fraction
+      }
     }
     guard digits > 0 else { return nil }
     if i < n {

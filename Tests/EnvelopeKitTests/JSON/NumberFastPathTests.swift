@@ -55,6 +55,46 @@ import Testing
     }
   }
 
+  /// Short lexemes, the ones of 12 bytes or fewer that read their integer part and fraction a
+  /// word each: 1 to 9 integer digits, none or 1 to 9 fraction digits (8 and 9 cross the word),
+  /// either sign, sometimes an exponent.
+  static func shortLexeme(_ random: inout SeededGenerator) -> String {
+    func digits(_ count: Int) -> String {
+      String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+    }
+    var text = Bool.random(using: &random) ? "-" : ""
+    let integerCount = Int.random(in: 1...9, using: &random)
+    var integer = digits(integerCount).drop { $0 == "0" }
+    if integer.isEmpty { integer = "0" }
+    text += integer
+    if Int.random(in: 0..<8, using: &random) != 0 {
+      text += "." + digits(Int.random(in: 1...9, using: &random))
+    }
+    switch Int.random(in: 0..<8, using: &random) {
+    case 0: text += "e" + String(Int.random(in: -30...30, using: &random))
+    case 1: text += "E+" + String(Int.random(in: 0...9, using: &random))
+    default: break
+    }
+    return text
+  }
+
+  @Test func generatedShortLexemesMatchDoubleFromText() {
+    for seed in GeneratedRuns.seeds(default: [0x5407_F10A7]) {
+      var random = SeededGenerator(state: seed)
+      var failures: [String] = []
+      var short = 0
+      let cases = GeneratedRuns.cases(default: 200_000)
+      for _ in 0..<cases {
+        let text = Self.shortLexeme(&random)
+        if text.utf8.count <= 12 { short += 1 }
+        if let failure = NumberOracle.doubleMismatch(text) { failures.append(failure) }
+      }
+      #expect(short > cases / 2, "seed \(seed): most lexemes are short")
+      #expect(
+        failures.isEmpty, "seed \(seed): \(failures.count) mismatches, first \(failures.prefix(5))")
+    }
+  }
+
   /// Halfway points and their neighbours, 2^53 and around it, the ends of the normal and
   /// subnormal ranges, the 0.1 family, 19 and 20 digits, overflow and underflow.
   static let edgeCases: [String] = {
@@ -81,6 +121,10 @@ import Testing
       "0.000000000000000000000000000000000000000000000000001", "00", "1.5", "12345678",
       "123456789", "1234567.8", "12345678.9", "-65.613616999999977", "65.6136169999999",
       "7.3177701707893310e+15", "3.4028235677973366e38", "1.17549435e-38",
+      // Short lexemes around the word: 8 integer or fraction digits, 12 bytes and 13.
+      "12345678.5", "1.12345678", "-1234567.8", "12345678.123", "-12345678.12", "0.123456789",
+      "123456789012", "-99999999.99", "99999999.999", "1.5e-7", "-0.5", "0.0", "9.9e9",
+
     ]
   }()
 

@@ -26,4 +26,35 @@ enum NumberOracle {
     if expected?.isInfinite == true && actual == nil { return nil }
     return "\(text): \(String(describing: actual)) vs Double(text) \(String(describing: expected))"
   }
+
+  /// What `NumberParsing.float` gave before it rounded from the `Double`: `Float(text)`, rounded
+  /// once from the text, with its rule for out-of-range values (infinity does not fit, nor
+  /// does zero from a nonzero mantissa unless underflow is allowed).
+  static func expectedFloat(_ text: String, allowsUnderflow: Bool) -> Result<
+    Float, NumberConversionFailure
+  > {
+    guard let value = Float(text) else { return .failure(.invalid) }
+    guard value.isFinite else { return .failure(.outOfRange) }
+    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+    if value == 0, !allowsUnderflow, mantissa.contains(where: { ("1"..."9").contains($0) }) {
+      return .failure(.outOfRange)
+    }
+    return .success(value)
+  }
+
+  /// Nil when `NumberParsing.float` gives what `expectedFloat` does, to the bit, with and without
+  /// underflow allowed.
+  static func floatMismatch(_ text: String) -> String? {
+    for allowsUnderflow in [false, true] {
+      let actual = withExactBytes(text) {
+        NumberParsing.float($0, allowsUnderflow: allowsUnderflow)
+      }
+      let expected = expectedFloat(text, allowsUnderflow: allowsUnderflow)
+      if actual.map(\.bitPattern) != expected.map(\.bitPattern) {
+        return
+          "\(text) (underflow allowed: \(allowsUnderflow)): \(actual) vs Float(text) \(expected)"
+      }
+    }
+    return nil
+  }
 }
