@@ -89,7 +89,7 @@ private final class Stash: @unchecked Sendable {
 private struct KeepsThenThrows: Decodable {
   struct Failure: Error {}
   init(from decoder: any Decoder) throws {
-    let stash = decoder.userInfo[stashKey] as? Stash
+    let stash = stashKey.flatMap { decoder.userInfo[$0] } as? Stash
     stash?.holders.append(try Holder(from: decoder))
     throw Failure()
   }
@@ -106,7 +106,7 @@ private struct ThrowsWithDecoder: Decodable {
   }
 }
 
-private let stashKey = CodingUserInfoKey(rawValue: "stash")!
+private let stashKey = CodingUserInfoKey(rawValue: "stash")
 
 /// Foundation's reads of `data` through a kept `Holder`.
 private func foundationReads(_ data: Data) throws -> [String] {
@@ -168,7 +168,8 @@ private func foundationReads(_ data: Data) throws -> [String] {
   @Test func containersKeptByADecodeThatThrewReadTheirOwnBytes() throws {
     let stash = Stash()
     var decoder = LenientDecoder(policy: .strict)
-    decoder.userInfo[stashKey] = stash
+    let key = try #require(stashKey)
+    decoder.userInfo[key] = stash
     var carried: [Holder] = []
     let inputs = (0..<8).map { body($0 + 40, size: 250 + $0 * 1000) }
     for input in inputs {
