@@ -208,17 +208,6 @@ public struct LenientDecoder: Sendable {
   ) throws -> R {
     // Taken out here: a closure that used `self` would copy the decoder.
     let options = baseOptions
-    if let document = try Self.smallDocument(from: data, maxDepth: maxDepth) {
-      let made: R
-      do {
-        made = try Self.decoding(type, in: document, options: options, at: path, result)
-      } catch {
-        JSONDocument.finish(consume document)
-        throw error
-      }
-      JSONDocument.finish(consume document)
-      return made
-    }
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let decoder = DecoderImpl(options: options, document: document)
       // A root decoder is its own recorder.
@@ -226,32 +215,10 @@ public struct LenientDecoder: Sendable {
     }
   }
 
-  /// `decoding` in `document`: the decoder is gone when this returns, so that `finish` finds
-  /// the document unreferenced unless the model kept something of it.
-  private static func decoding<T: Decodable, R>(
-    _ type: T.Type, in document: JSONDocument, options: DecodingOptions, at path: JSONPath?,
-    _ result: (consuming T, ReportRecorder) -> R
-  ) throws -> R {
-    let decoder = DecoderImpl(options: options, document: document)
-    // A root decoder is its own recorder.
-    return result(try decoder.decodeRoot(type, at: path), decoder)
-  }
-
-  /// The document of a small UTF-8 `data` (`JSONDocument.copying`), read as `withDocument`
-  /// reads it; nil for larger or UTF-16 and UTF-32 input, which `withDocument` reads. The
-  /// caller hands it to `JSONDocument.finish(_:)` after the decode.
-  static func smallDocument(from data: Data, maxDepth: Int) throws -> JSONDocument? {
-    do throws(JSONReaderError) {
-      return try JSONDocument.copying(
-        data, maxDepth: maxDepth, allowsTrailingCommas: true, readsUTF16And32: true)
-    } catch {
-      throw dataCorrupted(error)
-    }
-  }
-
   /// Scans `data` as Foundation's `JSONDecoder` reads it (UTF-8, UTF-16 or UTF-32; trailing
   /// commas allowed), turning reader errors into `DecodingError.dataCorrupted`, and calls
   /// `body` with the document (its bytes borrowed from `data`: see `JSONDocument.scanning`).
+  @inline(__always)
   static func withDocument<R>(
     from data: Data, maxDepth: Int, _ body: (JSONDocument) throws -> R
   ) throws -> R {

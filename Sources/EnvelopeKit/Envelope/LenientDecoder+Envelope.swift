@@ -128,39 +128,15 @@ extension LenientDecoder {
     // The options are taken out here: a closure that used `self` would copy the decoder. The
     // format is read from them where it is used, borrowed, not copied into a local.
     let options = options(envelope: format)
-    // Small input: scanned from a copy, outside `withDocument`'s generic closures (see
-    // `decoding(_:from:at:_:)`).
-    if let document = try Self.smallDocument(from: data, maxDepth: maxDepth) {
-      let made: R
-      do {
-        made = try Self.readingEnvelope(
-          type, in: document, options: options, at: path, failed: failed, decoded: decoded)
-      } catch {
-        JSONDocument.finish(consume document)
-        throw error
-      }
-      JSONDocument.finish(consume document)
-      return made
-    }
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      try Self.readingEnvelope(
-        type, in: document, options: options, at: path, failed: failed, decoded: decoded)
+      let status = try Self.status(of: document, format: options.envelope)
+      guard status.isSuccess else { return try failed(status, options.envelope) }
+      let impl = DecoderImpl(options: options, document: document)
+      let value = try Self.payload(
+        type, with: impl, in: document, format: options.envelope, status: status, at: path)
+      // A root decoder is its own recorder.
+      return decoded(status, consume value, impl)
     }
-  }
-
-  /// `readingEnvelope` in `document`; the decoder is gone when this returns.
-  private static func readingEnvelope<T: Decodable, R>(
-    _ type: T.Type, in document: JSONDocument, options: DecodingOptions, at path: JSONPath,
-    failed: (EnvelopeStatus, EnvelopeFormat) throws -> R,
-    decoded: (EnvelopeStatus, consuming T, ReportRecorder) -> R
-  ) throws -> R {
-    let status = try Self.status(of: document, format: options.envelope)
-    guard status.isSuccess else { return try failed(status, options.envelope) }
-    let impl = DecoderImpl(options: options, document: document)
-    let value = try Self.payload(
-      type, with: impl, in: document, format: options.envelope, status: status, at: path)
-    // A root decoder is its own recorder.
-    return decoded(status, consume value, impl)
   }
 
   /// Reads only the code and message (MoyaMapper's status-only call).

@@ -128,19 +128,20 @@ final class JSONDocument: @unchecked Sendable {
 
   /// A document of small UTF-8 `data`, scanned from a copy in the thread's spare input buffer
   /// (`SpareBuffer`); nil when `data` is larger than `copiedInputLimit` or another encoding
-  /// (then `scanning` reads it). The caller decodes with it and then hands it to
-  /// `finish(_:)`, on every path: the buffer goes back to the thread there.
+  /// (then `scanning` reads it). `scanning` decodes with it and then hands it to `finish(_:)`,
+  /// on every path: the buffer goes back to the thread there.
   ///
-  /// Not generic: `scanning` passes the caller's result (of a generic type) through its
-  /// closures and a temporary allocation, which cost a 253 B envelope's decode a `Result`
+  /// Tried before the rest of `scanning`, which passes the caller's result (of a generic type)
+  /// through closures and a temporary allocation, which cost a 253 B envelope's decode a `Result`
   /// metadata lookup, runtime enum tag calls and four exclusivity checks (`Data`'s inlined
   /// `withUnsafeBytes`) per call; copying up to 8 KB costs less than that (the 4.9 KB page of
   /// 20 users decodes 2% faster copied).
   ///
-  /// - Throws: `JSONReaderError` at the first problem.
-  static func copying(
-    _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool, readsUTF16And32: Bool
-  ) throws(JSONReaderError) -> JSONDocument? {
+  /// - Throws: `readerError` of the first reader problem.
+  private static func copying(
+    _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool, readsUTF16And32: Bool,
+    readerError: (JSONReaderError) -> any Error
+  ) throws -> JSONDocument? {
     let count = data.count
     guard count <= copiedInputLimit else { return nil }
     let (base, capacity) = SpareBuffer.take(.input, minimumCapacity: max(1, count), of: UInt8.self)
@@ -152,12 +153,12 @@ final class JSONDocument: @unchecked Sendable {
       return nil
     }
     let document: JSONDocument
-    do {
+    do throws(JSONReaderError) {
       document = try borrowing(
         bytes, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas)
     } catch {
       SpareBuffer.giveBack(.input, base, capacity: capacity, largestKept: copiedInputLimit)
-      throw error
+      throw readerError(error)
     }
     // The document borrows the buffer until `finish` (`empty()` or `ownBytes()` give it back).
     document.input.spareCapacity = capacity
@@ -191,17 +192,36 @@ final class JSONDocument: @unchecked Sendable {
   ///   - body: the work to do with the document.
   /// - Returns: what `body` returns.
   /// - Throws: `readerError` of the first reader problem, or what `body` throws.
+  @inline(__always)
   static func scanning<R>(
     _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool = false,
     readsUTF16And32: Bool = false,
     readerError: (JSONReaderError) -> any Error = { $0 },
     _ body: (JSONDocument) throws -> R
   ) throws -> R {
+    // Small input: scanned from a copy, before the generic plumbing below (see `copying`).
+    // Moved into `using`: a binding left holding it would keep `finish` from reusing it.
+    if let document = try copying(
+      data, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+      readsUTF16And32: readsUTF16And32, readerError: readerError)
+    {
+      return try using(consume document, body)
+    }
+    return try scanningInPlace(
+      data, maxDepth: maxDepth, allowsTrailingCommas: allowsTrailingCommas,
+      readsUTF16And32: readsUTF16And32, readerError: readerError, body)
+  }
+
+  /// `scanning` of input `copying` does not take: the bytes borrowed from `data`.
+  private static func scanningInPlace<R>(
+    _ data: Data, maxDepth: Int, allowsTrailingCommas: Bool, readsUTF16And32: Bool,
+    readerError: (JSONReaderError) -> any Error, _ body: (JSONDocument) throws -> R
+  ) throws -> R {
     // The result goes through stack space of `R`'s size, so that `Data.withUnsafeBytes` takes
     // a closure of a concrete type (`Void`) and is specialised and inlined here: with `R` it
     // was three unspecialised calls into Foundation and two thunks per decode (3% of a small
     // envelope's decode).
-    try withUnsafeTemporaryAllocation(of: R.self, capacity: 1) { result in
+    return try withUnsafeTemporaryAllocation(of: R.self, capacity: 1) { result in
       try data.withUnsafeBytes { (raw) throws -> Void in
         if readsUTF16And32 {
           let utf8: Data?
@@ -247,7 +267,16 @@ final class JSONDocument: @unchecked Sendable {
     } catch {
       throw readerError(error)
     }
-    // Moved, not copied, into `finish`: a copy would be a retain and a release per call.
+    return try using(document, body)
+  }
+
+  /// `body` with `document`, then `finish(_:)`, whether `body` returns or throws. The document
+  /// is moved, not copied, into `finish`: a copy would be a retain and a release per call, and
+  /// `finish` would find it referenced.
+  @inline(__always)
+  private static func using<R>(
+    _ document: consuming JSONDocument, _ body: (JSONDocument) throws -> R
+  ) throws -> R {
     let result: R
     do {
       result = try body(document)
@@ -262,7 +291,7 @@ final class JSONDocument: @unchecked Sendable {
   /// After a call of `scanning` or a decode of a `copying` document: a document nothing else
   /// holds is kept, emptied, for the thread's next scan (no allocation then); one still held
   /// takes a copy of its bytes. Either way a `copying` document gives its buffer back.
-  static func finish(_ document: consuming JSONDocument) {
+  private static func finish(_ document: consuming JSONDocument) {
     var document = document
     if isKnownUniquelyReferenced(&document) {
       SpareDocument.keep(document)
