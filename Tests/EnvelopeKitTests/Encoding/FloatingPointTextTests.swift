@@ -60,7 +60,7 @@ import Testing
     Case(value: 0x1p-60, text: "8.673617379884035e-19"),
     Case(value: 0x1p1023, text: "8.98846567431158e+307"),
     // Ties broken by the last digit's parity, and two digits ending in zero.
-    Case(value: 5e-324 * 3, text: "1.5e-323"),
+    Case(value: Double(bitPattern: 3), text: "1.5e-323"),
     Case(value: 4.35, text: "4.35"),
     Case(value: 2.0e-7, text: "2e-07"),
     Case(value: 1_234_567.0, text: "1234567"),
