@@ -111,23 +111,65 @@ func timed<T: Sendable>(
   return (value, ContinuousClock.now - start)
 }
 
-/// Hands the first value offered to its handler; later ones are dropped.
+/// Hands the first value offered to its handler, whichever of the two comes first (a value
+/// offered before `onFirst` is kept for it); later values are dropped.
 final class Once<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var handler: (@Sendable (Value) -> Void)?
-  private var done = false
+  private var first: Value?
+  private var delivered = false
 
   func onFirst(_ handler: @escaping @Sendable (Value) -> Void) {
-    lock.withLock { self.handler = handler }
+    let offered: Value? = lock.withLock {
+      guard !delivered else { return nil }
+      guard let first else {
+        self.handler = handler
+        return nil
+      }
+      delivered = true
+      return first
+    }
+    offered.map(handler)
   }
 
   func offer(_ value: Value) {
     let handler: (@Sendable (Value) -> Void)? = lock.withLock {
-      guard !done else { return nil }
-      done = true
-      return self.handler
+      guard first == nil, !delivered else { return nil }
+      first = value
+      guard let handler = self.handler else { return nil }
+      delivered = true
+      return handler
     }
     handler?(value)
+  }
+}
+
+/// `Once`, which `timed` and the streaming tests wait on.
+@Suite struct OnceTests {
+  /// A value offered before the handler is registered still reaches it (the first chunk of a
+  /// stream can arrive before the test starts waiting for it; it used to be dropped, and the
+  /// wait ran into its limit on a busy machine).
+  @Test func aValueOfferedBeforeTheHandlerReachesIt() {
+    let once = Once<Int>()
+    let received = Once<Int>()
+    once.offer(1)
+    once.offer(2)
+    let box = Box()
+    once.onFirst { value in box.set(value) }
+    #expect(box.value == 1)
+    once.onFirst { _ in box.set(99) }
+    #expect(box.value == 1)
+    received.onFirst { value in box.set(value) }
+    received.offer(3)
+    received.offer(4)
+    #expect(box.value == 3)
+  }
+
+  private final class Box: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Int?
+    var value: Int? { lock.withLock { stored } }
+    func set(_ value: Int) { lock.withLock { stored = value } }
   }
 }
 
