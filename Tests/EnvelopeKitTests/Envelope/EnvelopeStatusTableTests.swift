@@ -126,6 +126,39 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
     }
   }
 
+  /// Every way JSON can write an integer (`-0`, `1.0`, `1e3`, `0.1e1`, `10E-1`) is a code equal
+  /// to that integer, under every entry point and Foundation's decoder alike: `-0` is the code
+  /// 0 (a success), as `-0.0` and `0e0` are, not a code `-0` that no success set holds.
+  @Test func everySpellingOfAnIntegerCodeIsThatInteger() {
+    var random = SeededGenerator(state: 44)
+    var integers: [Int] = [0, 1, -1, 10, 200, 1001, -40_001]
+    for _ in 0..<40 { integers.append(Int.random(in: -999_999_999...999_999_999, using: &random)) }
+    for integer in integers {
+      let digits = String(integer.magnitude)
+      let sign = integer < 0 ? "-" : ""
+      var spellings = [
+        "\(integer)", "\(integer).0", "\(integer).000", "\(integer)e0", "\(integer)E+0",
+      ]
+      if integer == 0 {
+        spellings += ["-0", "-0.0", "-0e5", "-0E-3", "0e-3", "-0.000e+7"]
+      } else {
+        spellings += [
+          "\(sign)0.\(digits)e\(digits.count)", "\(sign)\(digits)0e-1", "\(sign)\(digits)00E-2",
+        ]
+      }
+      let code = EnvelopeCode(integerLiteral: integer)
+      let expected = StatusAnswer(
+        outcome: integer == 0 ? "ok" : "\(EnvelopeError.business(code: code, message: nil))",
+        code: code, message: nil)
+      for spelling in spellings {
+        let body = Data(#"{"code":\#(spelling),"data":1}"#.utf8)
+        for (entry, answer) in Self.answers(body).sorted(by: { $0.key < $1.key }) {
+          #expect(answer == expected, "\(entry): code \(spelling)")
+        }
+      }
+    }
+  }
+
   @Test func rootModelKeepsTheMessageOfAnInvalidCode() throws {
     let body = Data(#"{"code":[1],"msg":"m"}"#.utf8)
     for model in [
