@@ -20,6 +20,27 @@ private struct Price: Codable, Equatable {
   var cents: Int
 }
 
+/// A mapped key (`name` at `profile.name`) whose path goes through a property of its own
+/// (`profile`), declared after it and before it.
+private struct MappedFirst: Codable, Equatable {
+  var name: String
+  var city: String
+  var profile: Inner
+  struct Inner: Codable, Equatable { var id: Int; var bio: String? }
+}
+
+private struct MappedLast: Codable, Equatable {
+  var profile: MappedFirst.Inner
+  var name: String
+  var city: String
+}
+
+/// The same, with a property that is a value where the mapped path needs an object.
+private struct MappedThroughValue: Codable, Equatable {
+  var name: String
+  var profile: Int
+}
+
 @Suite struct ModelEncoderTests {
   // MARK: - One mapping, both directions
 
@@ -74,6 +95,40 @@ private struct Price: Codable, Equatable {
       guard case EncodingError.invalidValue(_, let context) = error else { return false }
       return context.codingPath.map(\.stringValue) == ["age"]
         && context.debugDescription.contains("array index")
+    }
+  }
+
+  /// "The matching encoder writes what the decoder reads" whatever order the model encodes its
+  /// keys in: a mapped key whose path goes through one of the model's own object properties is
+  /// written into that property's object, also when the model encodes the property after the
+  /// mapped key (it was replaced by the property's object, and the mapped keys silently lost);
+  /// through a value it is the clear error of `aMappedPathThroughAValueOrAnIndexIsAClearError`,
+  /// in either order.
+  @Test func aMappedPathThroughAPropertyKeepsBothInEitherOrder() throws {
+    var decoder = LenientDecoder(policy: .strict)
+    for model in [MappedFirst.self, MappedLast.self] as [any Decodable.Type] {
+      decoder.map(model, key: "name", to: "profile.name")
+      decoder.map(model, key: "city", to: "profile.address.city")
+    }
+    decoder.map(MappedThroughValue.self, key: "name", to: "profile.name")
+    var encoder = ModelEncoder(matching: decoder)
+    encoder.outputFormatting = .sortedKeys
+    let expected = #"{"profile":{"address":{"city":"c"},"bio":"b","id":1,"name":"n"}}"#
+
+    let first = MappedFirst(name: "n", city: "c", profile: .init(id: 1, bio: "b"))
+    let firstText = try encoder.encodeString(first)
+    #expect(firstText == expected)
+    #expect(try decoder.decode(MappedFirst.self, from: Data(firstText.utf8)) == first)
+
+    let last = MappedLast(profile: .init(id: 1, bio: "b"), name: "n", city: "c")
+    let lastText = try encoder.encodeString(last)
+    #expect(lastText == expected)
+    #expect(try decoder.decode(MappedLast.self, from: Data(lastText.utf8)) == last)
+
+    #expect {
+      try encoder.encode(MappedThroughValue(name: "n", profile: 7))
+    } throws: { error in
+      "\(error)".contains("holds a value, not an object")
     }
   }
 
