@@ -52,9 +52,9 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
   /// do when the property comes first (`member(atMapped:for:)`). A value that is no object
   /// would replace it: the encode then throws as a mapped path through a value does
   /// (`EncodingContext.expectObject`). Nil when no mapped path of the model starts at `name`.
-  private func mappedObject(named name: String, _ mappings: [String: KeyMapping], for key: Key)
-    -> Int?
-  {
+  private func mappedObject(
+    named name: String, _ mappings: [String: KeyMapping], for key: some CodingKey
+  ) -> Int? {
     let first = JSONPath.Component.key(name)
     guard
       mappings.values.contains(where: {
@@ -270,7 +270,9 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   private func superEncoder(key: some CodingKey) -> any Encoder {
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
-    let item = tree.appendMember(named: name, to: container)
+    let item =
+      mappings.flatMap { mappedObject(named: name, $0, for: key) }
+      ?? tree.appendMember(named: name, to: container)
     return makeSuperEncoder(encoder: encoder, member: item, key: key, depth: depth + 1)
   }
 }

@@ -35,6 +35,23 @@ private struct MappedLast: Codable, Equatable {
   var city: String
 }
 
+/// The same, the property written through `superEncoder(forKey:)` after the mapped key.
+private struct MappedThroughSuper: Codable, Equatable {
+  var name: String
+  var city: String
+  var profile: MappedFirst.Inner
+  enum CodingKeys: String, CodingKey { case name, city, profile }
+  init(name: String, city: String, profile: MappedFirst.Inner) {
+    (self.name, self.city, self.profile) = (name, city, profile)
+  }
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encode(city, forKey: .city)
+    try profile.encode(to: container.superEncoder(forKey: .profile))
+  }
+}
+
 /// The same, with a property that is a value where the mapped path needs an object.
 private struct MappedThroughValue: Codable, Equatable {
   var name: String
@@ -106,7 +123,9 @@ private struct MappedThroughValue: Codable, Equatable {
   /// in either order.
   @Test func aMappedPathThroughAPropertyKeepsBothInEitherOrder() throws {
     var decoder = LenientDecoder(policy: .strict)
-    for model in [MappedFirst.self, MappedLast.self] as [any Decodable.Type] {
+    for model in [MappedFirst.self, MappedLast.self, MappedThroughSuper.self]
+      as [any Decodable.Type]
+    {
       decoder.map(model, key: "name", to: "profile.name")
       decoder.map(model, key: "city", to: "profile.address.city")
     }
@@ -124,6 +143,11 @@ private struct MappedThroughValue: Codable, Equatable {
     let lastText = try encoder.encodeString(last)
     #expect(lastText == expected)
     #expect(try decoder.decode(MappedLast.self, from: Data(lastText.utf8)) == last)
+
+    let viaSuper = MappedThroughSuper(name: "n", city: "c", profile: .init(id: 1, bio: "b"))
+    let viaSuperText = try encoder.encodeString(viaSuper)
+    #expect(viaSuperText == expected)
+    #expect(try decoder.decode(MappedThroughSuper.self, from: Data(viaSuperText.utf8)) == viaSuper)
 
     #expect {
       try encoder.encode(MappedThroughValue(name: "n", profile: 7))
