@@ -159,6 +159,40 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
     }
   }
 
+  /// A code written by `JSONEncoder` or `ModelEncoder` (a model that keeps an ``EnvelopeCode``)
+  /// reads back as the same code, with either decoder: a number past `Int`
+  /// (`9223372036854775808`) was written through `Double` (`9.223372036854776e+18`), which
+  /// reads back as an invalid code.
+  @Test func everyCodeEncodesToTheSameCode() throws {
+    struct Kept: Codable { var code: EnvelopeCode }
+    var random = SeededGenerator(state: 45)
+    var texts = [
+      "0", "-1", "1001", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+      "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+      "123456789012345678901234567890", #""000""#, #""x""#, "true", "false", "1e3", "-0",
+    ]
+    for _ in 0..<200 {
+      let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in
+        String(Int.random(in: 0...9, using: &random))
+      }.joined()
+      texts.append((Bool.random(using: &random) ? "-" : "") + "1" + digits)
+    }
+    for text in texts {
+      let code = try #require(
+        try LenientDecoder().envelopeStatus(from: Data(#"{"code":\#(text)}"#.utf8)).code)
+      let written = [
+        ("JSONEncoder", try JSONEncoder().encode(Kept(code: code))),
+        ("ModelEncoder", try ModelEncoder().encode(Kept(code: code))),
+      ]
+      for (encoder, data) in written {
+        let ours = try LenientDecoder(policy: .strict).decode(Kept.self, from: data).code
+        let foundation = try JSONDecoder().decode(Kept.self, from: data).code
+        #expect(ours == code && ours.description == code.description, "\(encoder): \(text)")
+        #expect(foundation == code, "\(encoder), read by JSONDecoder: \(text)")
+      }
+    }
+  }
+
   @Test func rootModelKeepsTheMessageOfAnInvalidCode() throws {
     let body = Data(#"{"code":[1],"msg":"m"}"#.utf8)
     for model in [
