@@ -259,6 +259,37 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
     #expect(result.report.isEmpty)
   }
 
+  /// A `JSON` property's number is written as its exact text by `ModelEncoder` (a PUT keeps a
+  /// 45-digit id or 50 digits of pi as the server sent them; they were rounded to 38 digits
+  /// through `Decimal`), and an encoder that cannot hold it (`JSONEncoder` with `1e400` or
+  /// `1e-400`) throws rather than write `0`.
+  @Test(arguments: [
+    "123456789012345678901234567890123456789012345", "1.00000000000000000000000000000000000000001",
+    "3.14159265358979323846264338327950288419716939937510", "1e400", "-1e400", "1e-400", "-0",
+    "1.0", "0.1", "1e200", "18446744073709551616", "2.5e-7",
+  ])
+  func jsonNumbersEncodeExactlyOrThrow(_ text: String) throws {
+    struct Holder: Codable { var value: JSON }
+    let value = try JSON(data: Data("[\(text)]".utf8))
+    var encoder = ModelEncoder()
+    encoder.outputFormatting = .sortedKeys
+    #expect(try encoder.encodeString(Holder(value: value)) == #"{"value":[\#(text)]}"#)
+    // Foundation's encoder holds what Decimal or Double holds, and writes no other number.
+    guard let data = try? JSONEncoder().encode(value) else {
+      #expect(Self.asDouble(text) == nil, "JSONEncoder threw for \(text)")
+      return
+    }
+    let written = try #require(JSON(data: data)[[0]]?.numberValue)
+    #expect(Self.asDouble(written.text) == Self.asDouble(text), "JSONEncoder wrote \(written.text)")
+  }
+
+  /// The number as `Double`; nil when it overflows or underflows (`1e-400` is not 0).
+  static func asDouble(_ text: String) -> Double? {
+    guard let value = Double(text), value.isFinite else { return nil }
+    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+    return value == 0 && mantissa.contains(where: { ("1"..."9").contains($0) }) ? nil : value
+  }
+
   @Test func jsonEncodesBackToTheSameValue() throws {
     let value = try JSON(
       data: Data(#"{"a":[1,-2,3.25,"s",null,true],"b":{"c":18446744073709551615}}"#.utf8))
