@@ -6,8 +6,8 @@ extension JSON: Codable {
   ///
   /// `LenientDecoder` hands over the value as it is in the document (number text exact). With
   /// another decoder the kind is found by asking in turn (null, bool, number, string, array,
-  /// object); numbers are read as `Int64`, `UInt64`, then `Decimal`, so none is rounded
-  /// through `Double`.
+  /// object); numbers are read as `Decimal` (integers exactly, others to 38 digits), and only a
+  /// number past `Decimal`'s exponents (`1e200`, `1.5e-130`) as `Double` (17 digits).
   ///
   /// - Parameter decoder: any decoder.
   /// - Throws: `DecodingError` when the value is none of these.
