@@ -73,8 +73,6 @@ enum TaggedPath {
     throws
   {
     let variantValue = value.variantValue
-    if variantPath == nil { try variantValue.encode(to: encoder) }
-    var root = encoder.container(keyedBy: AnyCodingKey.self)
     var tagKeys = try encodingKeys(T.tagPath, encoder)
     guard let tagKey = tagKeys.popLast() else {
       throw EncodingError.invalidValue(
@@ -82,13 +80,37 @@ enum TaggedPath {
         EncodingError.Context(
           codingPath: encoder.codingPath, debugDescription: "\(T.self).tagPath is empty."))
     }
+    // The value before the tag when the tag lies inside it (`payload.type` beside a value at
+    // `payload`), or is beside it in the same object (no path): the tag then goes through
+    // nested containers, which every encoder makes in the object already there. Encoded after
+    // the tag, the value replaced the object that held it.
+    let valuePath = variantPath?.components ?? []
+    let tagInsideValue =
+      !valuePath.isEmpty && T.tagPath.components.count > valuePath.count
+      && T.tagPath.components.starts(with: valuePath)
+    if variantPath == nil || tagInsideValue {
+      try encodeValue(variantValue, at: variantPath, encoder)
+    }
+    var root = encoder.container(keyedBy: AnyCodingKey.self)
     var tagContainer = nested(&root, tagKeys)
     try tagContainer.encode(value.tag, forKey: tagKey)
-    guard let variantPath else { return }
-    var valueKeys = try encodingKeys(variantPath, encoder)
-    guard let valueKey = valueKeys.popLast() else { return }
-    var valueContainer = nested(&root, valueKeys)
-    try valueContainer.encode(variantValue, forKey: valueKey)
+    if variantPath != nil && !tagInsideValue {
+      try encodeValue(variantValue, at: variantPath, encoder)
+    }
+  }
+
+  /// Writes `value` at `path` of the encoder's object, or as the encoder's value when nil.
+  private static func encodeValue(
+    _ value: any Encodable, at path: JSONPath?, _ encoder: any Encoder
+  )
+    throws
+  {
+    guard let path else { return try value.encode(to: encoder) }
+    var keys = try encodingKeys(path, encoder)
+    guard let key = keys.popLast() else { return }
+    var root = encoder.container(keyedBy: AnyCodingKey.self)
+    var container = nested(&root, keys)
+    try container.encode(value, forKey: key)
   }
 
   private static func encodingKeys(_ path: JSONPath, _ encoder: any Encoder) throws

@@ -92,7 +92,7 @@ extension ValueTransform where Value == Date {
   public static var secondsSince1970: ValueTransform<Date> {
     ValueTransform(
       read: { json in Date(timeIntervalSince1970: try number(json, "seconds since 1970")) },
-      write: { date in try .number(JSONNumber(encoding: date.timeIntervalSince1970)) })
+      write: { date in try number(date, unitsPerSecond: 1) })
   }
 
   /// A number (or a string holding one) of milliseconds since 1970.
@@ -101,7 +101,7 @@ extension ValueTransform where Value == Date {
       read: { json in
         Date(timeIntervalSince1970: try number(json, "milliseconds since 1970") / 1000)
       },
-      write: { date in try .number(JSONNumber(encoding: date.timeIntervalSince1970 * 1000)) })
+      write: { date in try number(date, unitsPerSecond: 1000) })
   }
 
   /// An ISO 8601 date and time, with or without fractional seconds
@@ -132,6 +132,24 @@ extension ValueTransform where Value == Date {
         return date
       },
       write: { date in .string(formatter.string(from: date)) })
+  }
+
+  /// The shortest number of units (`unitsPerSecond` a second) that the read side turns back
+  /// into `date`: whole units when they do. `Date` keeps its time from 2001 as a `Double`, so a
+  /// date read from `1700000000123` milliseconds is `1700000000122.9999` of them; written so,
+  /// it changed the text and sent a fraction to servers that expect an integer.
+  private static func number(_ date: Date, unitsPerSecond unit: Double) throws -> JSON {
+    let units = date.timeIntervalSince1970 * unit
+    var scale = 1.0
+    for _ in 0...6 where units.isFinite {
+      let rounded = (units * scale).rounded() / scale
+      // What the read side makes of the text of `rounded` (its shortest text reads back as it).
+      if Date(timeIntervalSince1970: rounded / unit) == date {
+        return .number(try JSONNumber(encoding: rounded))
+      }
+      scale *= 10
+    }
+    return .number(try JSONNumber(encoding: units))
   }
 
   private static func number(_ json: JSON, _ expected: String) throws -> Double {
@@ -284,10 +302,18 @@ enum ISO8601 {
     }
   }
 
+  /// UTC, with milliseconds unless the date is a whole second once rounded to the millisecond.
+  /// Rounded, not cut as Foundation's fractional style cuts: `Date` keeps its time from 2001 as
+  /// a `Double`, so a date read from `…:49.369Z` is a hair under it, and was written `.368`.
   static func format(_ date: Date) -> String {
-    let seconds = date.timeIntervalSince1970
-    guard seconds.rounded(.down) != seconds else { return date.formatted(.iso8601) }
-    return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    // Past 2^53 ms (285,000 years) there are no milliseconds left to write.
+    guard abs(milliseconds) < 0x1p53 else { return date.formatted(.iso8601) }
+    var (seconds, fraction) = Int64(milliseconds).quotientAndRemainder(dividingBy: 1000)
+    if fraction < 0 { (seconds, fraction) = (seconds - 1, fraction + 1000) }
+    let text = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    guard fraction != 0, text.hasSuffix("Z") else { return text }
+    return text.dropLast() + "." + String(fraction + 1000).dropFirst() + "Z"
   }
 }
 

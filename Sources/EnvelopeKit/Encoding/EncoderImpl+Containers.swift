@@ -42,7 +42,33 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
       return try member(atMapped: path, for: key)
     }
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
+    if let mappings, let object = mappedObject(named: name, mappings, for: key) { return object }
     return tree.appendMember(named: name, to: container)
+  }
+
+  /// The member named `name` when it holds an object that a mapped path made on its way
+  /// (`"profile.name"` encoded before the `profile` property): the key's value goes into that
+  /// object, so the mapped members stay whatever order the model encodes its keys in, as they
+  /// do when the property comes first (`member(atMapped:for:)`). A value that is no object
+  /// would replace it: the encode then throws as a mapped path through a value does
+  /// (`EncodingContext.expectObject`). Nil when no mapped path of the model starts at `name`.
+  private func mappedObject(
+    named name: String, _ mappings: [String: KeyMapping], for key: some CodingKey
+  ) -> Int? {
+    let first = JSONPath.Component.key(name)
+    guard
+      mappings.values.contains(where: {
+        guard let mapped = $0.paths.first else { return false }
+        return mapped.components.count > 1 && mapped.components.first == first
+      }),
+      let existing = tree.member(of: container, named: name),
+      let object = tree.members[existing].container, tree.containers[object].isObject
+    else { return nil }
+    encoder.context.expectObject(
+      object, at: existing,
+      "A mapped path goes through \"\(name)\", which holds a value, not an object.",
+      codingPath: codingPath + [key])
+    return existing
   }
 
   /// The member at a mapped path (`"user.name"`), making the objects on the way; keys as
@@ -244,7 +270,9 @@ struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
   private func superEncoder(key: some CodingKey) -> any Encoder {
     let name = encoder.context.convert(key, path: encoder.path(through: path, adding: nil))
-    let item = tree.appendMember(named: name, to: container)
+    let item =
+      mappings.flatMap { mappedObject(named: name, $0, for: key) }
+      ?? tree.appendMember(named: name, to: container)
     return makeSuperEncoder(encoder: encoder, member: item, key: key, depth: depth + 1)
   }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The `Encoder` handed to `encode(to:)`: it produces the value of one member of the tree.
 ///
 /// It is also its own single-value container, as a value is one slot.
-final class EncoderImpl: Encoder, SingleValueEncodingContainer {
+final class EncoderImpl: Encoder, SingleValueEncodingContainer, ExactNumberEncoder {
   let context: EncodingContext
   /// The member whose value this encoder produces.
   @exclusivity(unchecked) var slot: Int
@@ -146,6 +146,15 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer {
   private func encodeInteger(_ value: some FixedWidthInteger) throws {
     guard slotIsFree() else { return }
     write(into: slot) { $0.appendInteger(value) }
+  }
+
+  /// A `JSON` number, written as its text (as `UnknownKeys` members are).
+  func encodeExactly(_ number: JSONNumber) throws {
+    guard slotIsFree() else { return }
+    write(into: slot) { tree in
+      var text = number.text
+      text.withUTF8 { tree.append(UnsafeRawBufferPointer($0)) }
+    }
   }
 
   func encode<T: Encodable>(_ value: T) throws {

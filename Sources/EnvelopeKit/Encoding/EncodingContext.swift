@@ -96,6 +96,26 @@ final class EncodingContext {
     return written
   }
 
+  /// Objects that mapped paths made and a model's own key then wrote into (member, object,
+  /// the error if the key's value replaced the object): checked when the encode ends.
+  private var mappedObjects: [(member: Int, object: Int, error: EncodingError)] = []
+
+  /// Notes that `member` must still hold `object` when the encode ends (`checkMappedObjects`).
+  func expectObject(_ object: Int, at member: Int, _ message: String, codingPath: [any CodingKey]) {
+    mappedObjects.append(
+      (
+        member, object,
+        .invalidValue(
+          message, EncodingError.Context(codingPath: codingPath, debugDescription: message))
+      ))
+  }
+
+  /// The error of the first object that mapped paths made which a value of the model's own
+  /// then replaced (its mapped members would be lost); nil when none was.
+  var replacedMappedObject: EncodingError? {
+    mappedObjects.first { tree.members[$0.member].container != $0.object }?.error
+  }
+
   func recordMisuse(_ message: String, at path: [any CodingKey]) {
     guard misuse == nil else { return }
     misuse = .invalidValue(

@@ -195,6 +195,7 @@ public struct ModelEncoder: Sendable {
     }
     if let failure = context.failure { throw failure }
     if let misuse = context.misuse { throw misuse }
+    if let replaced = context.replacedMappedObject { throw replaced }
     if tree.members[0].isPending {
       throw EncodingError.invalidValue(
         value,

@@ -94,14 +94,14 @@ public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable
   /// - Parameter encoder: any encoder.
   /// - Throws: the encoder's errors.
   public func encode(to encoder: any Encoder) throws {
+    // A number as `JSON` writes one, exactly (integers as they are, others as `Decimal`): through
+    // `Double`, a code past `Int` (`9223372036854775808`) read back as another, invalid, code.
+    if case .number(let text) = storage, let number = JSONNumber(text) {
+      return try JSON.number(number).encode(to: encoder)
+    }
     var container = encoder.singleValueContainer()
     switch storage {
-    case .number(let text):
-      if let integer = Int(text) {
-        try container.encode(integer)
-      } else {
-        try container.encode(Double(text) ?? 0)
-      }
+    case .number(let text): try container.encode(Double(text) ?? 0)
     case .string(let text): try container.encode(text)
     case .bool(let value): try container.encode(value)
     }

@@ -7,7 +7,7 @@ import Foundation
 /// | at the code path | status |
 /// |---|---|
 /// | missing | `EnvelopeError.missingCode`, or success when the format's code is optional |
-/// | an integer (`0`, `1.0`, `1e3`) or a string or a bool | that code |
+/// | an integer (`0`, `1.0`, `1e3`; `-0` is `0`) or a string or a bool | that code |
 /// | null, an array, an object, a number with a fraction | `EnvelopeError.invalidCode(found:)` |
 ///
 /// The message is the first message path holding a string, number or bool (as text); nil when
@@ -44,10 +44,12 @@ enum EnvelopeStatusReader {
     case .bool(let flag):
       return .success(EnvelopeCode(storage: .bool(flag)))
     case .number(let number):
-      if number.isIntegerLiteral {
+      // An integer as written, but `-0`: the integer 0, whose text is `0` (as Foundation's
+      // decoder reads it, and as `-0.0` and `0e0` are read below).
+      if number.isIntegerLiteral, number.text != "-0" {
         return .success(EnvelopeCode(storage: .number(number.text)))
       }
-      // An integral value written otherwise (`1.0`, `1e3`) is that integer.
+      // An integral value written otherwise (`1.0`, `1e3`, `-0`) is that integer.
       if let integer = number.int64Value {
         return .success(EnvelopeCode(integerLiteral: Int(integer)))
       }

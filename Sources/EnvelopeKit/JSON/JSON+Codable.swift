@@ -6,8 +6,8 @@ extension JSON: Codable {
   ///
   /// `LenientDecoder` hands over the value as it is in the document (number text exact). With
   /// another decoder the kind is found by asking in turn (null, bool, number, string, array,
-  /// object); numbers are read as `Int64`, `UInt64`, then `Decimal`, so none is rounded
-  /// through `Double`.
+  /// object); numbers are read as `Decimal` (integers exactly, others to 38 digits), and only a
+  /// number past `Decimal`'s exponents (`1e200`, `1.5e-130`) as `Double` (17 digits).
   ///
   /// - Parameter decoder: any decoder.
   /// - Throws: `DecodingError` when the value is none of these.
@@ -68,11 +68,17 @@ extension JSON: Codable {
   }
 
   /// Writes the value with any `Encoder`; a number keeps its exact text where the encoder
-  /// allows (integers exactly, others as `Decimal`).
+  /// allows: `ModelEncoder` writes the text itself, another encoder gets integers exactly and
+  /// others as `Decimal` (38 digits), else as `Double`.
   ///
   /// - Parameter encoder: any encoder.
-  /// - Throws: the encoder's errors.
+  /// - Throws: the encoder's errors, and `EncodingError.invalidValue` for a number that neither
+  ///   `Decimal` nor `Double` holds (`1e400`, `1e-400`) with an encoder other than
+  ///   `ModelEncoder`, rather than write another number.
   public func encode(to encoder: any Encoder) throws {
+    if case .number(let number) = self, let exact = encoder as? any ExactNumberEncoder {
+      return try exact.encodeExactly(number)
+    }
     switch self {
     case .null:
       var single = encoder.singleValueContainer()
@@ -88,8 +94,16 @@ extension JSON: Codable {
         try single.encode(integer)
       } else if let decimal = number.decimalValue {
         try single.encode(decimal)
+      } else if let double = number.representableDoubleValue {
+        try single.encode(double)
       } else {
-        try single.encode(number.doubleValue ?? 0)
+        throw EncodingError.invalidValue(
+          number.text,
+          EncodingError.Context(
+            codingPath: encoder.codingPath,
+            debugDescription:
+              "The number \(number.text) is past what Decimal and Double hold, so \(type(of: encoder)) "
+              + "cannot write it (ModelEncoder writes its text)."))
       }
     case .string(let string):
       var single = encoder.singleValueContainer()
@@ -102,6 +116,13 @@ extension JSON: Codable {
       for (key, value) in object { try keyed.encode(value, forKey: AnyCodingKey(stringValue: key)) }
     }
   }
+}
+
+/// An encoder that writes a number's text as it is (`ModelEncoder`'s), so `JSON` needs no
+/// `Decimal` or `Double` that would round it.
+protocol ExactNumberEncoder {
+  /// Writes `number`'s text as the encoder's single value.
+  func encodeExactly(_ number: JSONNumber) throws
 }
 
 /// A decoder that can hand over the JSON value it stands on as it is in the document, so

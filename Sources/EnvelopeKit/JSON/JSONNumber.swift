@@ -75,6 +75,12 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
   /// The value as `Decimal`, parsed from the text (never through `Double`).
   public var decimalValue: Decimal? { withBytes { try? NumberParsing.decimal($0).get() } }
 
+  /// The value as `Double` when it is one: nil past its range, and nil for a value too small
+  /// to represent (`1e-400`), where `doubleValue` gives 0.
+  var representableDoubleValue: Double? {
+    withBytes { try? NumberParsing.double($0, allowsUnderflow: false).get() }
+  }
+
   private func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     var copy = storage
     return copy.withUTF8(body)

@@ -101,6 +101,22 @@ import Testing
     }
   }
 
+  /// The tag inside the variant's own object: `{"payload":{"type":"note","action":"a"}}`.
+  enum Note: TaggedDecodable, TaggedEncodable, Equatable, Sendable {
+    case note(Watch)
+
+    static let tagPath: JSONPath = "payload.type"
+    static let variants: [String: TaggedVariant<Note>] = [
+      "note": TaggedVariant(Watch.self, at: "payload") { .note($0) }
+    ]
+    var tag: String { "note" }
+    var variantValue: any Encodable {
+      switch self {
+      case .note(let watch): return watch
+      }
+    }
+  }
+
   struct Feed: Codable, Equatable, Sendable {
     var events: [Event]
     var shapes: [Shape]
@@ -371,6 +387,24 @@ import Testing
         let decoded = try LenientDecoder().decode(Feed.self, from: data)
         if encoder == "ModelEncoder sorted" { #expect(try sorted.encode(decoded) == data) }
       }
+    }
+  }
+
+  /// A tag inside the object its variant's value is read from is written into it, by
+  /// `ModelEncoder` and `JSONEncoder` alike, and reads back: the value was encoded after the
+  /// tag and replaced the object that held it (`{"payload":{"action":"a"}}`, no tag).
+  @Test(arguments: policies)
+  func aTagInsideItsVariantsObjectIsWrittenBack(_ policy: DecodingPolicy) throws {
+    let body = #"{"payload":{"action":"a","type":"note"}}"#
+    let note = try LenientDecoder(policy: policy).decode(Note.self, from: Data(body.utf8))
+    #expect(note == .note(Watch(action: "a")))
+    var ours = ModelEncoder()
+    ours.outputFormatting = [.sortedKeys]
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = [.sortedKeys]
+    for written in [try ours.encode(note), try foundation.encode(note)] {
+      #expect(String(decoding: written, as: UTF8.self) == body)
+      #expect(try LenientDecoder(policy: policy).decode(Note.self, from: written) == note)
     }
   }
 

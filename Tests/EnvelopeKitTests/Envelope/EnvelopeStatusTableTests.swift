@@ -126,6 +126,73 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
     }
   }
 
+  /// Every way JSON can write an integer (`-0`, `1.0`, `1e3`, `0.1e1`, `10E-1`) is a code equal
+  /// to that integer, under every entry point and Foundation's decoder alike: `-0` is the code
+  /// 0 (a success), as `-0.0` and `0e0` are, not a code `-0` that no success set holds.
+  @Test func everySpellingOfAnIntegerCodeIsThatInteger() {
+    var random = SeededGenerator(state: 44)
+    var integers: [Int] = [0, 1, -1, 10, 200, 1001, -40_001]
+    for _ in 0..<40 { integers.append(Int.random(in: -999_999_999...999_999_999, using: &random)) }
+    for integer in integers {
+      let digits = String(integer.magnitude)
+      let sign = integer < 0 ? "-" : ""
+      var spellings = [
+        "\(integer)", "\(integer).0", "\(integer).000", "\(integer)e0", "\(integer)E+0",
+      ]
+      if integer == 0 {
+        spellings += ["-0", "-0.0", "-0e5", "-0E-3", "0e-3", "-0.000e+7"]
+      } else {
+        spellings += [
+          "\(sign)0.\(digits)e\(digits.count)", "\(sign)\(digits)0e-1", "\(sign)\(digits)00E-2",
+        ]
+      }
+      let code = EnvelopeCode(integerLiteral: integer)
+      let expected = StatusAnswer(
+        outcome: integer == 0 ? "ok" : "\(EnvelopeError.business(code: code, message: nil))",
+        code: code, message: nil)
+      for spelling in spellings {
+        let body = Data(#"{"code":\#(spelling),"data":1}"#.utf8)
+        for (entry, answer) in Self.answers(body).sorted(by: { $0.key < $1.key }) {
+          #expect(answer == expected, "\(entry): code \(spelling)")
+        }
+      }
+    }
+  }
+
+  /// A code written by `JSONEncoder` or `ModelEncoder` (a model that keeps an ``EnvelopeCode``)
+  /// reads back as the same code, with either decoder: a number past `Int`
+  /// (`9223372036854775808`) was written through `Double` (`9.223372036854776e+18`), which
+  /// reads back as an invalid code.
+  @Test func everyCodeEncodesToTheSameCode() throws {
+    struct Kept: Codable { var code: EnvelopeCode }
+    var random = SeededGenerator(state: 45)
+    var texts = [
+      "0", "-1", "1001", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+      "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+      "123456789012345678901234567890", #""000""#, #""x""#, "true", "false", "1e3", "-0",
+    ]
+    for _ in 0..<200 {
+      let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in
+        String(Int.random(in: 0...9, using: &random))
+      }.joined()
+      texts.append((Bool.random(using: &random) ? "-" : "") + "1" + digits)
+    }
+    for text in texts {
+      let code = try #require(
+        try LenientDecoder().envelopeStatus(from: Data(#"{"code":\#(text)}"#.utf8)).code)
+      let written = [
+        ("JSONEncoder", try JSONEncoder().encode(Kept(code: code))),
+        ("ModelEncoder", try ModelEncoder().encode(Kept(code: code))),
+      ]
+      for (encoder, data) in written {
+        let ours = try LenientDecoder(policy: .strict).decode(Kept.self, from: data).code
+        let foundation = try JSONDecoder().decode(Kept.self, from: data).code
+        #expect(ours == code && ours.description == code.description, "\(encoder): \(text)")
+        #expect(foundation == code, "\(encoder), read by JSONDecoder: \(text)")
+      }
+    }
+  }
+
   @Test func rootModelKeepsTheMessageOfAnInvalidCode() throws {
     let body = Data(#"{"code":[1],"msg":"m"}"#.utf8)
     for model in [
@@ -190,6 +257,37 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
       Flexible.self, from: Data(#"{"id":1,"tags":"[1]"}"#.utf8))
     #expect(result.value.tags == .string("[1]"))
     #expect(result.report.isEmpty)
+  }
+
+  /// A `JSON` property's number is written as its exact text by `ModelEncoder` (a PUT keeps a
+  /// 45-digit id or 50 digits of pi as the server sent them; they were rounded to 38 digits
+  /// through `Decimal`), and an encoder that cannot hold it (`JSONEncoder` with `1e400` or
+  /// `1e-400`) throws rather than write `0`.
+  @Test(arguments: [
+    "123456789012345678901234567890123456789012345", "1.00000000000000000000000000000000000000001",
+    "3.14159265358979323846264338327950288419716939937510", "1e400", "-1e400", "1e-400", "-0",
+    "1.0", "0.1", "1e200", "18446744073709551616", "2.5e-7",
+  ])
+  func jsonNumbersEncodeExactlyOrThrow(_ text: String) throws {
+    struct Holder: Codable { var value: JSON }
+    let value = try JSON(data: Data("[\(text)]".utf8))
+    var encoder = ModelEncoder()
+    encoder.outputFormatting = .sortedKeys
+    #expect(try encoder.encodeString(Holder(value: value)) == #"{"value":[\#(text)]}"#)
+    // Foundation's encoder holds what Decimal or Double holds, and writes no other number.
+    guard let data = try? JSONEncoder().encode(value) else {
+      #expect(Self.asDouble(text) == nil, "JSONEncoder threw for \(text)")
+      return
+    }
+    let written = try #require(JSON(data: data)[[0]]?.numberValue)
+    #expect(Self.asDouble(written.text) == Self.asDouble(text), "JSONEncoder wrote \(written.text)")
+  }
+
+  /// The number as `Double`; nil when it overflows or underflows (`1e-400` is not 0).
+  static func asDouble(_ text: String) -> Double? {
+    guard let value = Double(text), value.isFinite else { return nil }
+    let mantissa = text.prefix { $0 != "e" && $0 != "E" }
+    return value == 0 && mantissa.contains(where: { ("1"..."9").contains($0) }) ? nil : value
   }
 
   @Test func jsonEncodesBackToTheSameValue() throws {
