@@ -70,7 +70,7 @@ struct FloatingPointGenerator<Source: EntropySource> {
         [
           .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 1, 0,
           9_007_199_254_740_992, 18_014_398_509_481_984, 1e-4, 1e-5, 1e15, 1e16, 1e21, 1e22,
-          0.1, 0.3, 2.5, 1e23, 5e-324, 1.5, 1e-300, 1e300,
+          0.1, 0.3, 2.5, 1e23, .leastNonzeroMagnitude, 1.5, 1e-300, 1e300,
         ][source.next(21)])
     case 6:
       // Integers below 2^53, then any 64-bit integer, shifted down by a random amount.
