@@ -204,6 +204,7 @@ private let planted = "S3CR3TPLANTED"
   @Test(arguments: [
     "auth_token", "session_token", "newPassword", "PRIVATE-TOKEN", "X-Access-Token", "passwd",
     "client-secret", "OPENAI_API_KEY", "credentials", "x-csrf-token", "auth",
+    "Ocp-Apim-Subscription-Key", "x-functions-key", "X-Amz-Signature", "JSESSIONID", "PHPSESSID",
   ])
   func aNameHoldingACredentialWordIsSecret(_ name: String) {
     #expect(Redaction.default.isSecret(name: name))

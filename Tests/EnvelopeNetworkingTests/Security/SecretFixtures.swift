@@ -14,6 +14,8 @@ enum PlantedSecrets {
   static let cookie = "planted-cookie-value"
   static let apiKey = "planted-api-key"
   static let session = "planted-session-header"
+  /// Azure API Management's key header: secret by a word of the rule, not by a listed name.
+  static let subscriptionKey = "planted-subscription-key"
   static let queryToken = "planted-query-token"
   static let bodyPassword = "planted-body-password"
   /// Written by the loopback server: `/profile` and `/login/form`.
@@ -21,13 +23,14 @@ enum PlantedSecrets {
     "planted-password", "planted-refresh", "planted-set-cookie", "plain-secret", "planted-cookie",
   ]
   static let all =
-    [bearer, cookie, apiKey, session, queryToken, bodyPassword] + fromServer
+    [bearer, cookie, apiKey, session, subscriptionKey, queryToken, bodyPassword] + fromServer
 
   /// Credential headers of one user.
   static func headers(user: String = "") -> [String: String] {
     [
       "Authorization": "Bearer \(bearer)\(user)", "Cookie": "sid=\(cookie)\(user)",
       "X-Api-Key": apiKey + user, "X-Session": session + user,
+      "Ocp-Apim-Subscription-Key": subscriptionKey + user,
     ]
   }
 
