@@ -19,11 +19,12 @@ import Foundation
 /// escaping (`\/` unless `.withoutEscapingSlashes`), numbers (`1.0` as `1`, `1e+16`), the
 /// pretty layout, sorted keys in UTF-8 byte order, the date, data, key and non-finite float
 /// strategies, `URL` as its absolute string, `Decimal` as its description, and the errors
-/// (`EncodingError`s with the coding path). Two differences, both where `JSONEncoder`'s output
-/// is not fixed: without `.sortedKeys` keys come in the order they were encoded (JSONEncoder's
-/// order is its dictionary's, which changes from run to run); and a misuse of the `Encoder` API
-/// that `JSONEncoder` traps on (a second value in a single-value container, a keyed container
-/// where a value was encoded) throws an `EncodingError` instead.
+/// (`EncodingError`s with the coding path). The differences: without `.sortedKeys` keys come
+/// in the order they were encoded (JSONEncoder's order is its dictionary's, which changes from
+/// run to run); a misuse of the `Encoder` API that `JSONEncoder` traps on (a second value in a
+/// single-value container, a keyed container where a value was encoded) throws an
+/// `EncodingError` instead; and a `JSON` value's numbers are written as their source text
+/// (`1.0`, a 45-digit id), which `JSONEncoder` gets through `Decimal` (`1`, 38 digits at most).
 ///
 /// Values are rendered once into a byte arena and laid out by EnvelopeKit's one JSON writer;
 /// no intermediate dictionary or `String` per number is built.
