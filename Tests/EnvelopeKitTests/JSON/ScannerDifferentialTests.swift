@@ -258,6 +258,54 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
+  /// Runs of non-ASCII text as twitter.json has them (mostly three-byte sequences, with two-
+  /// and four-byte ones, ASCII between), one byte replaced in a tenth of them by a byte that
+  /// breaks or bends the UTF-8 (a stray continuation, a lead of an overlong or surrogate form,
+  /// a lead past U+10FFFF, a quote, a control character), starting 0 to 15 bytes into the
+  /// string (so that the reader's word and four-sequence steps start at every offset), with
+  /// the input ending at and before the closing quote. Two oracles: the reference scanner
+  /// (same tape or same error), and the standard library's UTF-8 validation (a string of no
+  /// quote, backslash or control byte is accepted exactly when its bytes are valid UTF-8).
+  @Test func nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidates() {
+    var generator = SeededGenerator(state: 0x7E55_1CE5)
+    var failures: [String] = []
+    let sequences: [[UInt8]] = [
+      Array("日".utf8), Array("語".utf8), Array("あ".utf8), Array("ー".utf8),
+      Array("\u{FFFD}".utf8), Array("\u{E000}".utf8), Array("\u{0800}".utf8),
+      Array("\u{D7FF}".utf8), Array("\u{1000}".utf8), Array("é".utf8), Array("\u{07FF}".utf8),
+      Array("😀".utf8), Array("\u{10FFFF}".utf8), Array("a".utf8), Array(" ".utf8),
+    ]
+    let breakers: [UInt8] = [
+      0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x22, 0x1F, 0x41,
+    ]
+    for _ in 0..<20_000 {
+      var body: [UInt8] = Array(
+        repeating: UInt8(ascii: "p"), count: Int.random(in: 0...15, using: &generator))
+      for _ in 0..<Int.random(in: 1...24, using: &generator) {
+        // Three-byte sequences most of the time, in runs, as Japanese text is.
+        body +=
+          Int.random(in: 0..<4, using: &generator) == 0
+          ? sequences.pick(&generator) : sequences[Int.random(in: 0..<4, using: &generator)]
+      }
+      if Int.random(in: 0..<10, using: &generator) == 0 {
+        body[Int.random(in: 0..<body.count, using: &generator)] = breakers.pick(&generator)
+      }
+      let text = [ASCII.quote] + body + [ASCII.quote]
+      Self.compare(text, &failures)
+      Self.compare(Array(text.dropLast()), &failures)
+      Self.compare(Array("{".utf8) + text + Array(":[".utf8) + text + Array("]}".utf8), &failures)
+      if !body.contains(where: { $0 == ASCII.quote || $0 == ASCII.backslash || $0 < 0x20 }) {
+        let valid = String(validating: body, as: UTF8.self) != nil
+        var accepted = false
+        if case .tape = Self.scanned(text, maxDepth: 16, trailingCommas: false) { accepted = true }
+        if accepted != valid, failures.count < 5 {
+          failures.append("\(body): accepted \(accepted), valid UTF-8 \(valid)")
+        }
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
   /// Nesting around the depth limit, closed, left open, and with siblings.
   @Test(arguments: [1, 2, 3, 63, 64, 65, 66, 129, 300])
   func nestingAtTheDepthLimitScansAsBefore(_ limit: Int) {
