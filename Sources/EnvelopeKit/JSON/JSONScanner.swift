@@ -66,7 +66,6 @@ struct JSONScanner {
     defer { stack.base.deallocate() }
     var top = OpenContainer(token: -1, count: 0)
     var isObject = false
-    var depth = 0
     i = Self.skipWhitespace(bytes, i)
     valueLoop: while true {
       // A value is expected at `i`.
@@ -81,10 +80,11 @@ struct JSONScanner {
             next: tape.count &+ 1))
         i = string.end &+ 1
       case ASCII.openBrace, ASCII.openBracket:
-        guard depth < maxDepth else {
+        // The open containers (the depth) are `top` and those around it: no counter of its own,
+        // one register fewer in this loop.
+        guard (top.token >= 0 ? stack.count &+ 1 : 0) < maxDepth else {
           try Self.fail(.tooDeep(limit: maxDepth), at: i, bytes)
         }
-        depth &+= 1
         if top.token >= 0 { stack.append(top) }
         isObject = byte == ASCII.openBrace
         top = OpenContainer(token: tape.count, count: 0)
@@ -105,7 +105,7 @@ struct JSONScanner {
           continue valueLoop
         }
         i &+= 1
-        Self.close(&top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
+        Self.close(&top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
       case ASCII.lowerT:
         let end = try Self.scanLiteral(bytes, "true", at: i)
         tape.append(JSONToken(kind: .true, start: i, end: end, next: tape.count &+ 1))
@@ -142,7 +142,7 @@ struct JSONScanner {
           if allowsTrailingCommas, i < count, base[i] == closer {
             i &+= 1
             Self.close(
-              &top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
+              &top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
             continue
           }
           if isObject {
@@ -162,7 +162,7 @@ struct JSONScanner {
             bytes)
         }
         i &+= 1
-        Self.close(&top, isObject: &isObject, depth: &depth, stack: &stack, tape: &tape, at: i)
+        Self.close(&top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
       }
       break valueLoop
     }
@@ -178,14 +178,13 @@ struct JSONScanner {
   /// its next token and its count, and makes the container around it the innermost.
   @inline(__always)
   private static func close(
-    _ top: inout OpenContainer, isObject: inout Bool, depth: inout Int,
+    _ top: inout OpenContainer, isObject: inout Bool,
     stack: inout PlainBuffer<OpenContainer>, tape: inout PlainBuffer<JSONToken>, at end: Int
   ) {
     let closed = tape.base + top.token
     closed.pointee.end = UInt32(truncatingIfNeeded: end)
     closed.pointee.next = UInt32(truncatingIfNeeded: tape.count)
     closed.pointee.shortCount = UInt16(truncatingIfNeeded: min(top.count, Int(UInt16.max)))
-    depth &-= 1
     if stack.count > 0 {
       top = stack.removeLast()
       isObject = tape[top.token].kind == .object
