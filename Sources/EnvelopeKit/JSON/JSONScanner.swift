@@ -37,10 +37,15 @@ struct JSONScanner {
     try scanValues()
   }
 
-  /// An open container: its token and the values it holds so far.
+  /// An open container: its token, and the values it holds so far with whether it is an
+  /// object in one word (`count << 1 | isObject`): a separate `isObject` was one more value
+  /// live across the main loop, and closing a container read it back from the tape.
   private struct OpenContainer {
     var token: Int
-    var count: Int
+    var countAndKind: Int
+
+    var isObject: Bool { countAndKind & 1 != 0 }
+    var count: Int { countAndKind &>> 1 }
   }
 
   /// The main loop. The tape is a local variable that no call takes the address of (helpers
@@ -64,8 +69,7 @@ struct JSONScanner {
     // The open containers around the innermost one (`top`), outermost first.
     var stack = PlainBuffer<OpenContainer>(capacity: 64)
     defer { stack.base.deallocate() }
-    var top = OpenContainer(token: -1, count: 0)
-    var isObject = false
+    var top = OpenContainer(token: -1, countAndKind: 0)
     i = Self.skipWhitespace(bytes, i)
     valueLoop: while true {
       // A value is expected at `i`.
@@ -86,8 +90,8 @@ struct JSONScanner {
           try Self.fail(.tooDeep(limit: maxDepth), at: i, bytes)
         }
         if top.token >= 0 { stack.append(top) }
-        isObject = byte == ASCII.openBrace
-        top = OpenContainer(token: tape.count, count: 0)
+        let isObject = byte == ASCII.openBrace
+        top = OpenContainer(token: tape.count, countAndKind: isObject ? 1 : 0)
         tape.append(JSONToken(kind: isObject ? .object : .array, start: i, end: i, next: 0))
         i &+= 1
         i = Self.skipWhitespace(bytes, i)
@@ -105,7 +109,7 @@ struct JSONScanner {
           continue valueLoop
         }
         i &+= 1
-        Self.close(&top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
+        Self.close(&top, stack: &stack, tape: &tape, at: i)
       case ASCII.lowerT:
         let end = try Self.scanLiteral(bytes, "true", at: i)
         tape.append(JSONToken(kind: .true, start: i, end: end, next: tape.count &+ 1))
@@ -131,7 +135,8 @@ struct JSONScanner {
 
       // A value just ended: continue its container, close it, or finish.
       while top.token >= 0 {
-        top.count &+= 1
+        top.countAndKind &+= 2
+        let isObject = top.isObject
         i = Self.skipWhitespace(bytes, i)
         guard i < count else { try Self.fail(.unexpectedEnd, at: i, bytes) }
         let next = base[i]
@@ -142,7 +147,7 @@ struct JSONScanner {
           if allowsTrailingCommas, i < count, base[i] == closer {
             i &+= 1
             Self.close(
-              &top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
+              &top, stack: &stack, tape: &tape, at: i)
             continue
           }
           if isObject {
@@ -162,7 +167,7 @@ struct JSONScanner {
             bytes)
         }
         i &+= 1
-        Self.close(&top, isObject: &isObject, stack: &stack, tape: &tape, at: i)
+        Self.close(&top, stack: &stack, tape: &tape, at: i)
       }
       break valueLoop
     }
@@ -178,7 +183,7 @@ struct JSONScanner {
   /// its next token and its count, and makes the container around it the innermost.
   @inline(__always)
   private static func close(
-    _ top: inout OpenContainer, isObject: inout Bool,
+    _ top: inout OpenContainer,
     stack: inout PlainBuffer<OpenContainer>, tape: inout PlainBuffer<JSONToken>, at end: Int
   ) {
     let closed = tape.base + top.token
@@ -187,9 +192,8 @@ struct JSONScanner {
     closed.pointee.shortCount = UInt16(truncatingIfNeeded: min(top.count, Int(UInt16.max)))
     if stack.count > 0 {
       top = stack.removeLast()
-      isObject = tape[top.token].kind == .object
     } else {
-      top = OpenContainer(token: -1, count: 0)
+      top = OpenContainer(token: -1, countAndKind: 0)
     }
   }
 
