@@ -306,6 +306,66 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
+  /// Pretty-printed documents, indented by 0 to 9 spaces a level (the lines after commas are
+  /// where the reader predicts the indentation: `JSONScanner.skipLine`), as they are and with
+  /// one byte of their whitespace replaced, inserted or removed (a space, a tab, a carriage
+  /// return, a newline, a vertical tab, a letter), so that lines are indented as predicted, one
+  /// space more or less, or end in a byte that is not a space; against the reference scanner.
+  @Test func indentedLinesScanAsBefore() {
+    var generator = SeededGenerator(state: 0x1D3E_47ED)
+    var failures: [String] = []
+    func printed(_ depth: Int, _ unit: Int, _ generator: inout SeededGenerator) -> [UInt8] {
+      func line(_ level: Int) -> [UInt8] {
+        [ASCII.newline] + Array(repeating: ASCII.space, count: level * unit)
+      }
+      switch Int.random(in: 0..<(depth > 4 ? 2 : 5), using: &generator) {
+      case 0: return Array(["1", "-2.5", "null", "true", "\"v\"", "\"日本\""].pick(&generator).utf8)
+      case 1:
+        return Array(
+          "\"\(String(repeating: "s", count: Int.random(in: 0...12, using: &generator)))\"".utf8)
+      case 2:
+        var bytes: [UInt8] = [ASCII.openBracket]
+        let count = Int.random(in: 0...4, using: &generator)
+        for index in 0..<count {
+          bytes += line(depth + 1) + printed(depth + 1, unit, &generator)
+          if index < count - 1 { bytes.append(ASCII.comma) }
+        }
+        return bytes + (count > 0 ? line(depth) : []) + [ASCII.closeBracket]
+      default:
+        var bytes: [UInt8] = [ASCII.openBrace]
+        let count = Int.random(in: 0...4, using: &generator)
+        for index in 0..<count {
+          bytes += line(depth + 1) + Array("\"k\(index)\": ".utf8)
+          bytes += printed(depth + 1, unit, &generator)
+          if index < count - 1 { bytes.append(ASCII.comma) }
+        }
+        return bytes + (count > 0 ? line(depth) : []) + [ASCII.closeBrace]
+      }
+    }
+    let replacements: [UInt8] = [
+      ASCII.space, ASCII.tab, ASCII.carriageReturn, ASCII.newline, 0x0B, UInt8(ascii: "x"),
+    ]
+    for _ in 0..<4_000 {
+      let unit = Int.random(in: 0...9, using: &generator)
+      let document = printed(0, unit, &generator)
+      Self.compare(document, &failures)
+      let whitespace = document.indices.filter {
+        document[$0] == ASCII.space || document[$0] == ASCII.newline
+      }
+      guard let position = whitespace.randomElement(using: &generator) else { continue }
+      var mutated = document
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0: mutated[position] = replacements.pick(&generator)
+      case 1: mutated.insert(replacements.pick(&generator), at: position)
+      default: mutated.remove(at: position)
+      }
+      Self.compare(mutated, &failures)
+      Self.compare(
+        Array(mutated.prefix(Int.random(in: 0...mutated.count, using: &generator))), &failures)
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
   /// Nesting around the depth limit, closed, left open, and with siblings.
   @Test(arguments: [1, 2, 3, 63, 64, 65, 66, 129, 300])
   func nestingAtTheDepthLimitScansAsBefore(_ limit: Int) {
