@@ -168,6 +168,32 @@ if CommandLine.arguments.contains("--transfer") {
   exit(0)
 }
 
+// `--reader-only NAME COUNT` runs the reader alone (a decode at a missing key) COUNT times on
+// one payload (a file name, or `user` / `page` for the small envelopes) and nothing else, so
+// that `perf stat -e task-clock` around it measures the reader (less a fixed start-up cost,
+// which `COUNT` 0 measures).
+if let flag = CommandLine.arguments.firstIndex(of: "--reader-only"),
+  flag + 2 < CommandLine.arguments.count,
+  let count = Int(CommandLine.arguments[flag + 2])
+{
+  let name = CommandLine.arguments[flag + 1]
+  let data: Data? =
+    switch name {
+    case "user": SmallEnvelopeBodies.user
+    case "page": SmallEnvelopeBodies.page
+    default: load(name)
+    }
+  guard let data else {
+    print("no payload \(name)")
+    exit(1)
+  }
+  let decoder = LenientDecoder()
+  for _ in 0..<count {
+    _ = try decoder.decode(Int?.self, from: data, at: "no.such.key")
+  }
+  exit(0)
+}
+
 // `--profile FILE [--reader]` decodes one payload in a loop with LenientDecoder only, for perf.
 if let flag = CommandLine.arguments.firstIndex(of: "--profile"),
   flag + 1 < CommandLine.arguments.count,

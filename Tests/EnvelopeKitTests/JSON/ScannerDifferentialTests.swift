@@ -258,6 +258,114 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
+  /// Runs of non-ASCII text as twitter.json has them (mostly three-byte sequences, with two-
+  /// and four-byte ones, ASCII between), one byte replaced in a tenth of them by a byte that
+  /// breaks or bends the UTF-8 (a stray continuation, a lead of an overlong or surrogate form,
+  /// a lead past U+10FFFF, a quote, a control character), starting 0 to 15 bytes into the
+  /// string (so that the reader's word and four-sequence steps start at every offset), with
+  /// the input ending at and before the closing quote. Two oracles: the reference scanner
+  /// (same tape or same error), and the standard library's UTF-8 validation (a string of no
+  /// quote, backslash or control byte is accepted exactly when its bytes are valid UTF-8).
+  @Test func nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidates() {
+    var generator = SeededGenerator(state: 0x7E55_1CE5)
+    var failures: [String] = []
+    let sequences: [[UInt8]] = [
+      Array("日".utf8), Array("語".utf8), Array("あ".utf8), Array("ー".utf8),
+      Array("\u{FFFD}".utf8), Array("\u{E000}".utf8), Array("\u{0800}".utf8),
+      Array("\u{D7FF}".utf8), Array("\u{1000}".utf8), Array("é".utf8), Array("\u{07FF}".utf8),
+      Array("😀".utf8), Array("\u{10FFFF}".utf8), Array("a".utf8), Array(" ".utf8),
+    ]
+    let breakers: [UInt8] = [
+      0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0x22, 0x1F, 0x41,
+    ]
+    for _ in 0..<20_000 {
+      var body: [UInt8] = Array(
+        repeating: UInt8(ascii: "p"), count: Int.random(in: 0...15, using: &generator))
+      for _ in 0..<Int.random(in: 1...24, using: &generator) {
+        // Three-byte sequences most of the time, in runs, as Japanese text is.
+        body +=
+          Int.random(in: 0..<4, using: &generator) == 0
+          ? sequences.pick(&generator) : sequences[Int.random(in: 0..<4, using: &generator)]
+      }
+      if Int.random(in: 0..<10, using: &generator) == 0 {
+        body[Int.random(in: 0..<body.count, using: &generator)] = breakers.pick(&generator)
+      }
+      let text = [ASCII.quote] + body + [ASCII.quote]
+      Self.compare(text, &failures)
+      Self.compare(Array(text.dropLast()), &failures)
+      Self.compare(Array("{".utf8) + text + Array(":[".utf8) + text + Array("]}".utf8), &failures)
+      if !body.contains(where: { $0 == ASCII.quote || $0 == ASCII.backslash || $0 < 0x20 }) {
+        let valid = String(validating: body, as: UTF8.self) != nil
+        var accepted = false
+        if case .tape = Self.scanned(text, maxDepth: 16, trailingCommas: false) { accepted = true }
+        if accepted != valid, failures.count < 5 {
+          failures.append("\(body): accepted \(accepted), valid UTF-8 \(valid)")
+        }
+      }
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// Pretty-printed documents, indented by 0 to 9 spaces a level (the lines after commas are
+  /// where the reader predicts the indentation: `JSONScanner.skipLine`), as they are and with
+  /// one byte of their whitespace replaced, inserted or removed (a space, a tab, a carriage
+  /// return, a newline, a vertical tab, a letter), so that lines are indented as predicted, one
+  /// space more or less, or end in a byte that is not a space; against the reference scanner.
+  @Test func indentedLinesScanAsBefore() {
+    var generator = SeededGenerator(state: 0x1D3E_47ED)
+    var failures: [String] = []
+    func printed(_ depth: Int, _ unit: Int, _ generator: inout SeededGenerator) -> [UInt8] {
+      func line(_ level: Int) -> [UInt8] {
+        [ASCII.newline] + Array(repeating: ASCII.space, count: level * unit)
+      }
+      switch Int.random(in: 0..<(depth > 4 ? 2 : 5), using: &generator) {
+      case 0: return Array(["1", "-2.5", "null", "true", "\"v\"", "\"日本\""].pick(&generator).utf8)
+      case 1:
+        return Array(
+          "\"\(String(repeating: "s", count: Int.random(in: 0...12, using: &generator)))\"".utf8)
+      case 2:
+        var bytes: [UInt8] = [ASCII.openBracket]
+        let count = Int.random(in: 0...4, using: &generator)
+        for index in 0..<count {
+          bytes += line(depth + 1) + printed(depth + 1, unit, &generator)
+          if index < count - 1 { bytes.append(ASCII.comma) }
+        }
+        return bytes + (count > 0 ? line(depth) : []) + [ASCII.closeBracket]
+      default:
+        var bytes: [UInt8] = [ASCII.openBrace]
+        let count = Int.random(in: 0...4, using: &generator)
+        for index in 0..<count {
+          bytes += line(depth + 1) + Array("\"k\(index)\": ".utf8)
+          bytes += printed(depth + 1, unit, &generator)
+          if index < count - 1 { bytes.append(ASCII.comma) }
+        }
+        return bytes + (count > 0 ? line(depth) : []) + [ASCII.closeBrace]
+      }
+    }
+    let replacements: [UInt8] = [
+      ASCII.space, ASCII.tab, ASCII.carriageReturn, ASCII.newline, 0x0B, UInt8(ascii: "x"),
+    ]
+    for _ in 0..<4_000 {
+      let unit = Int.random(in: 0...9, using: &generator)
+      let document = printed(0, unit, &generator)
+      Self.compare(document, &failures)
+      let whitespace = document.indices.filter {
+        document[$0] == ASCII.space || document[$0] == ASCII.newline
+      }
+      guard let position = whitespace.randomElement(using: &generator) else { continue }
+      var mutated = document
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0: mutated[position] = replacements.pick(&generator)
+      case 1: mutated.insert(replacements.pick(&generator), at: position)
+      default: mutated.remove(at: position)
+      }
+      Self.compare(mutated, &failures)
+      Self.compare(
+        Array(mutated.prefix(Int.random(in: 0...mutated.count, using: &generator))), &failures)
+    }
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
   /// Nesting around the depth limit, closed, left open, and with siblings.
   @Test(arguments: [1, 2, 3, 63, 64, 65, 66, 129, 300])
   func nestingAtTheDepthLimitScansAsBefore(_ limit: Int) {
