@@ -267,7 +267,7 @@ final class JSONDocument: @unchecked Sendable {
     } catch {
       throw readerError(error)
     }
-    return try using(document, body)
+    return try using(consume document, body)
   }
 
   /// `body` with `document`, then `finish(_:)`, whether `body` returns or throws. The document
