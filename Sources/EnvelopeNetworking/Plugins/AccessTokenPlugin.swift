@@ -12,7 +12,8 @@ import Foundation
 /// target's or the provider's format); the plugin never parses a body.
 ///
 /// Any number of concurrent requests that fail on an expired token cause one refresh: the first
-/// starts it, the others wait for it, and each retries once with the new token. A request that
+/// starts it, the others wait for it, and each retries once with the new token; a call whose
+/// retry is refused again ends with that failure, without another refresh. A request that
 /// failed with a token older than the current one (someone refreshed meanwhile) retries without
 /// a new refresh: the plugin compares the `Authorization` the request carried with the current
 /// one, as Alamofire's authenticator does.
@@ -40,6 +41,9 @@ public struct AccessTokenPlugin: Plugin {
   /// Business codes that mean "token expired".
   public let expiredCodes: Set<EnvelopeCode>
   private let refresher = TokenRefresher()
+  /// Whether this call had its refresh, kept in the call: the retry carried the refreshed token,
+  /// so its expired-token failure is the answer, not a reason for another refresh.
+  private let refreshed = CallValueKey<Bool>()
 
   /// Creates the plugin.
   ///
@@ -70,6 +74,9 @@ public struct AccessTokenPlugin: Plugin {
     -> Result<Response, ProviderError>
   {
     guard case .failure(let error) = result, isExpired(error, target) else { return result }
+    let call = ProviderCall.current
+    guard call?.value(for: refreshed) != true else { return result }
+    call?.setValue(true, for: refreshed)
     let carried = error.response?.request?.value(forHTTPHeaderField: "Authorization")
     let plugins = Exchange.current?.plugins ?? []
     do {
