@@ -84,6 +84,8 @@ public struct AccessTokenPlugin: Plugin {
         try await TokenRefresh.observed(by: plugins, target: target, refresh)
       }
       return result
+    } catch is CancellationError where Task.isCancelled {
+      return result  // the call was cancelled while it waited: it ends as a cancelled call
     } catch {
       return .failure(.authentication(error))
     }
@@ -122,19 +124,69 @@ private actor TokenRefresher {
   private var inFlight: Task<Void, any Error>?
 
   /// Refreshes unless the credential changed since `carried` was sent; joins a refresh in
-  /// flight.
+  /// flight. A caller cancelled while it waits stops waiting at once; the refresh goes on for
+  /// the others (and is forgotten when it ends, not when its first caller stops waiting).
   func refresh(
     carried: String?, current: @Sendable () async throws -> String?,
     run: @escaping @Sendable () async throws -> Void
   ) async throws {
-    if let inFlight { return try await inFlight.value }
+    if let inFlight { return try await Self.wait(for: inFlight) }
     let now = try await current()
     // Another request may have started a refresh while `current` ran.
-    if let inFlight { return try await inFlight.value }
+    if let inFlight { return try await Self.wait(for: inFlight) }
     guard now == carried else { return }  // refreshed meanwhile: retry with the new token
     let task = Task { try await run() }
     inFlight = task
-    defer { inFlight = nil }
-    try await task.value
+    Task {
+      _ = await task.result
+      if inFlight == task { inFlight = nil }
+    }
+    try await Self.wait(for: task)
+  }
+
+  /// The outcome of `task`, or `CancellationError` as soon as the waiting task is cancelled
+  /// (`Task.value` would wait for the refresh to end).
+  private static func wait(for task: Task<Void, any Error>) async throws {
+    let waiter = RefreshWaiter()
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        waiter.install(continuation)
+        Task { waiter.resume(with: await task.result) }
+      }
+    } onCancel: {
+      waiter.resume(with: .failure(CancellationError()))
+    }
+  }
+}
+
+/// One wait for a refresh, resumed once: by the refresh's outcome or by cancellation, whichever
+/// comes first.
+private final class RefreshWaiter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Void, any Error>?
+  private var outcome: Result<Void, any Error>?
+
+  func install(_ continuation: CheckedContinuation<Void, any Error>) {
+    lock.lock()
+    if let outcome {
+      lock.unlock()
+      continuation.resume(with: outcome)
+      return
+    }
+    self.continuation = continuation
+    lock.unlock()
+  }
+
+  func resume(with result: Result<Void, any Error>) {
+    lock.lock()
+    guard outcome == nil else {
+      lock.unlock()
+      return
+    }
+    outcome = result
+    let continuation = self.continuation
+    self.continuation = nil
+    lock.unlock()
+    continuation?.resume(with: result)
   }
 }
