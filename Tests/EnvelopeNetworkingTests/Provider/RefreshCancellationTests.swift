@@ -32,23 +32,24 @@ actor SlowTokens {
   /// `CancellationError`, not when the refresh is done.
   @Test(arguments: [1, 4])
   func aCallCancelledWhileWaitingForTheRefreshEndsAtOnce(_ calls: Int) async throws {
-    let tokens = SlowTokens(seconds: 3)
+    let tokens = SlowTokens(seconds: 30)
     let plugin = AccessTokenPlugin(token: { await tokens.token }) { try await tokens.refresh() }
     let provider = Provider<AuthTarget>(plugins: [plugin])
-    let clock = ContinuousClock()
-    let start = clock.now
     let tasks = (0..<calls).map { _ in
       Task { try await provider.request(AuthTarget(), as: User.self) }
     }
     // Every call has had its 401 and waits for the refresh.
     while await tokens.refreshes == 0 { try await Task.sleep(for: .milliseconds(10)) }
     try await Task.sleep(for: .milliseconds(200))
+    let clock = ContinuousClock()
+    let cancelled = clock.now
     for task in tasks { task.cancel() }
     for task in tasks {
       let result = await task.result
       #expect(throws: CancellationError.self) { try result.get() }
     }
-    let elapsed = clock.now - start
-    #expect(elapsed < .seconds(2), "the cancelled calls ended after \(elapsed)")
+    // Long before the 30 s refresh ends, however loaded the machine.
+    let elapsed = clock.now - cancelled
+    #expect(elapsed < .seconds(10), "the cancelled calls ended \(elapsed) after the cancel")
   }
 }
