@@ -176,11 +176,24 @@ package enum Command {
   }
 
   /// `data.items[3].price`, `data.items.3.price` or `data>items>3` (the library's rule, with
-  /// brackets read as dots).
+  /// each `[digits]` read as `.digits`); any other bracket is part of its key (`tags[]`, `[`).
   static func parsePath(_ text: String) -> JSONPath {
     guard text.contains(".") || text.contains("[") else { return JSONPath(text) }
-    let dotted = text.replacingOccurrences(of: "[", with: ".").replacingOccurrences(
-      of: "]", with: "")
+    var dotted = ""
+    var rest = Substring(text)
+    while let open = rest.firstIndex(of: "[") {
+      dotted += rest[..<open]
+      let after = rest[rest.index(after: open)...]
+      let digits = after.prefix { $0.isASCII && $0.isNumber }
+      if !digits.isEmpty, after.dropFirst(digits.count).first == "]" {
+        dotted += "." + digits
+        rest = after.dropFirst(digits.count + 1)
+      } else {
+        dotted += "["
+        rest = after
+      }
+    }
+    dotted += rest
     return JSONPath(dotted.hasPrefix(".") ? String(dotted.dropFirst()) : dotted)
   }
 

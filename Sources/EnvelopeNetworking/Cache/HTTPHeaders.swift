@@ -22,10 +22,26 @@ struct CacheControl {
       case "max-age":
         // A malformed or negative age is stale, as RFC 9111 §4.2.1 asks.
         let text = argument?.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        maxAge = text.flatMap(Int.init).map { TimeInterval(max(0, $0)) } ?? 0
+        maxAge = text.flatMap { DeltaSeconds.parse($0, cap: DeltaSeconds.cacheCap) } ?? 0
       default: continue
       }
     }
+  }
+}
+
+/// `delta-seconds` (RFC 9110 §10.2.3, RFC 9111 §1.2.2): `1*DIGIT`, any number of digits, for
+/// `Retry-After` and `max-age`. A value past `cap` (or past what an integer holds) is `cap`: a
+/// very long time, never no value (RFC 9111 §1.2.2 asks 2³¹ of a cache).
+enum DeltaSeconds {
+  /// The cap of a cache's ages: 2³¹ seconds (RFC 9111 §1.2.2).
+  static let cacheCap: TimeInterval = 2_147_483_648
+
+  /// The seconds, at most `cap`; nil unless `text` is digits only.
+  static func parse(_ text: some StringProtocol, cap: TimeInterval) -> TimeInterval? {
+    guard !text.isEmpty,
+      text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    else { return nil }
+    return Int64(text).map { min(TimeInterval($0), cap) } ?? cap
   }
 }
 

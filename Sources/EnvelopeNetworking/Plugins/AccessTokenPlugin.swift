@@ -12,7 +12,8 @@ import Foundation
 /// target's or the provider's format); the plugin never parses a body.
 ///
 /// Any number of concurrent requests that fail on an expired token cause one refresh: the first
-/// starts it, the others wait for it, and each retries once with the new token. A request that
+/// starts it, the others wait for it, and each retries once with the new token; a call whose
+/// retry is refused again ends with that failure, without another refresh. A request that
 /// failed with a token older than the current one (someone refreshed meanwhile) retries without
 /// a new refresh: the plugin compares the `Authorization` the request carried with the current
 /// one, as Alamofire's authenticator does.
@@ -40,6 +41,9 @@ public struct AccessTokenPlugin: Plugin {
   /// Business codes that mean "token expired".
   public let expiredCodes: Set<EnvelopeCode>
   private let refresher = TokenRefresher()
+  /// Whether this call had its refresh, kept in the call: the retry carried the refreshed token,
+  /// so its expired-token failure is the answer, not a reason for another refresh.
+  private let refreshed = CallValueKey<Bool>()
 
   /// Creates the plugin.
   ///
@@ -70,6 +74,9 @@ public struct AccessTokenPlugin: Plugin {
     -> Result<Response, ProviderError>
   {
     guard case .failure(let error) = result, isExpired(error, target) else { return result }
+    let call = ProviderCall.current
+    guard call?.value(for: refreshed) != true else { return result }
+    call?.setValue(true, for: refreshed)
     let carried = error.response?.request?.value(forHTTPHeaderField: "Authorization")
     let plugins = Exchange.current?.plugins ?? []
     do {
@@ -77,6 +84,8 @@ public struct AccessTokenPlugin: Plugin {
         try await TokenRefresh.observed(by: plugins, target: target, refresh)
       }
       return result
+    } catch is CancellationError where Task.isCancelled {
+      return result  // the call was cancelled while it waited: it ends as a cancelled call
     } catch {
       return .failure(.authentication(error))
     }
@@ -115,19 +124,69 @@ private actor TokenRefresher {
   private var inFlight: Task<Void, any Error>?
 
   /// Refreshes unless the credential changed since `carried` was sent; joins a refresh in
-  /// flight.
+  /// flight. A caller cancelled while it waits stops waiting at once; the refresh goes on for
+  /// the others (and is forgotten when it ends, not when its first caller stops waiting).
   func refresh(
     carried: String?, current: @Sendable () async throws -> String?,
     run: @escaping @Sendable () async throws -> Void
   ) async throws {
-    if let inFlight { return try await inFlight.value }
+    if let inFlight { return try await Self.wait(for: inFlight) }
     let now = try await current()
     // Another request may have started a refresh while `current` ran.
-    if let inFlight { return try await inFlight.value }
+    if let inFlight { return try await Self.wait(for: inFlight) }
     guard now == carried else { return }  // refreshed meanwhile: retry with the new token
     let task = Task { try await run() }
     inFlight = task
-    defer { inFlight = nil }
-    try await task.value
+    Task {
+      _ = await task.result
+      if inFlight == task { inFlight = nil }
+    }
+    try await Self.wait(for: task)
+  }
+
+  /// The outcome of `task`, or `CancellationError` as soon as the waiting task is cancelled
+  /// (`Task.value` would wait for the refresh to end).
+  private static func wait(for task: Task<Void, any Error>) async throws {
+    let waiter = RefreshWaiter()
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        waiter.install(continuation)
+        Task { waiter.resume(with: await task.result) }
+      }
+    } onCancel: {
+      waiter.resume(with: .failure(CancellationError()))
+    }
+  }
+}
+
+/// One wait for a refresh, resumed once: by the refresh's outcome or by cancellation, whichever
+/// comes first.
+private final class RefreshWaiter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Void, any Error>?
+  private var outcome: Result<Void, any Error>?
+
+  func install(_ continuation: CheckedContinuation<Void, any Error>) {
+    lock.lock()
+    if let outcome {
+      lock.unlock()
+      continuation.resume(with: outcome)
+      return
+    }
+    self.continuation = continuation
+    lock.unlock()
+  }
+
+  func resume(with result: Result<Void, any Error>) {
+    lock.lock()
+    guard outcome == nil else {
+      lock.unlock()
+      return
+    }
+    outcome = result
+    let continuation = self.continuation
+    self.continuation = nil
+    lock.unlock()
+    continuation?.resume(with: result)
   }
 }

@@ -25,9 +25,11 @@ extension Provider {
   /// The sequence is pulled: nothing is sent before the consumer asks, and no page after it
   /// stops; cancelling the consuming task cancels the call in flight. A failed page ends the
   /// sequence with its error (after the pages before it); a next link to a page already
-  /// fetched ends it with ``PagingError/repeatedLink(_:)``, and one that is not `http` or
-  /// `https` (`file:`, `ftp:`, `javascript:`, …) with ``PagingError/unsupportedLink(_:)``,
-  /// before anything is sent to it.
+  /// fetched ends it with ``PagingError/repeatedLink(_:)``, one that is not `http` or
+  /// `https` (`file:`, `ftp:`, `javascript:`, …) with ``PagingError/unsupportedLink(_:)``, and
+  /// one to another origin while the session's configuration adds a credential header to every
+  /// request (`httpAdditionalHeaders`, which URLSession would send there too) with
+  /// ``PagingError/crossOriginLink(_:)``, before anything is sent to it.
   ///
   /// ```swift
   /// // GitHub's targets say `var envelope: EnvelopeFormat? { .plain }`: each page is the body.
@@ -104,7 +106,12 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
     init(sequence: PageSequence) {
       self.sequence = sequence
       self.step = .target(sequence.first)
-      self.redirects = RedirectGuard(sensitiveHeaders: sequence.provider.sensitiveHeaders)
+      // The session's configuration may add a credential to every request it sends.
+      let transport = sequence.provider.transport as? URLSessionTransport
+      self.redirects = RedirectGuard(
+        sensitiveHeaders: sequence.provider.sensitiveHeaders.union(
+          transport?.sensitiveHeaders ?? []),
+        sessionHeaders: transport?.session.configuration.httpAdditionalHeaders)
     }
 
     /// The next page, or nil after the last.
@@ -152,6 +159,13 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
         return .failed(
           ProviderError.underlying(PagingError.unsupportedLink(url), response: page.response))
       }
+      // URLSession adds its configuration's credential headers to every request, a followed
+      // page on another origin too, whatever the request carries (as for a redirect).
+      let sameOrigin = origin.map { RedirectGuard.sameOrigin($0, url) } ?? false
+      guard sameOrigin || !redirects.sessionHoldsSecret else {
+        return .failed(
+          ProviderError.underlying(PagingError.crossOriginLink(url), response: page.response))
+      }
       guard fetched.insert(url).inserted else {
         return .failed(
           ProviderError.underlying(PagingError.repeatedLink(url), response: page.response))
@@ -169,6 +183,11 @@ public enum PagingError: Error, Sendable, CustomStringConvertible {
   /// A `rel="next"` link that is not `http` or `https` (`file:`, `ftp:`, `javascript:`, …):
   /// not followed, nothing sent.
   case unsupportedLink(URL)
+  /// A `rel="next"` link to another origin than the first page's while the session's
+  /// configuration adds a credential header to every request (`httpAdditionalHeaders` with
+  /// `Authorization`, `Cookie`, `X-Api-Key` or a `sensitiveHeaders` name): URLSession would send
+  /// it there too, so the link is not followed and nothing is sent.
+  case crossOriginLink(URL)
 
   /// What happened, with the link.
   public var description: String {
@@ -178,6 +197,10 @@ public enum PagingError: Error, Sendable, CustomStringConvertible {
     case .unsupportedLink(let url):
       return
         "The next link \(Redaction.default.url(url)) is not http or https: it was not followed."
+    case .crossOriginLink(let url):
+      return
+        "The next link \(Redaction.default.url(url)) is on another origin and the session adds "
+        + "a credential to every request: it was not followed."
     }
   }
 }

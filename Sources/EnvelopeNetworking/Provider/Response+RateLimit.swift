@@ -117,8 +117,8 @@ struct RateLimitFields {
   /// A `Retry-After` value: whole seconds from `now`, or an HTTP date.
   static func retryAfter(_ value: String, now: Date) -> Date? {
     let text = value.trimmingCharacters(in: .whitespaces)
-    if let seconds = Int64(text), seconds >= 0 {
-      return now.addingTimeInterval(TimeInterval(min(seconds, Int64(Timeout.longest))))
+    if let seconds = DeltaSeconds.parse(text, cap: Timeout.longest) {
+      return now.addingTimeInterval(seconds)
     }
     return HTTPDate.parse(text)
   }

@@ -13,7 +13,8 @@ import Foundation
 ///   every credential-bearing header (`Authorization`, `Proxy-Authorization`, `Cookie`,
 ///   `X-Api-Key` and the ones you name), those the request carries and those its
 ///   `URLSessionTransport`'s session adds when it sends it (the cookies of its jar for the URL,
-///   the credential headers of its configuration: `sessionCredentials`). Two users therefore
+///   the credential headers of its configuration: `sessionCredentials`), and under `.base` and
+///   `.custom` (which leave the query out) the query items with a secret name. Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
 ///   credential reaches a file name. It is taken as the request goes out, and the answer is
 ///   stored under that key (`CacheTransport`): an answer whose `Set-Cookie` ends or changes the
@@ -56,6 +57,12 @@ package enum CachePartition {
         .map { ($0.key.lowercased(), $0.value) }
         .sorted { $0 < $1 }
       for (name, value) in credentials { parts.append(name + ": " + value) }
+      // `.base` and `.custom` leave the query out: its credentials (`api_key=…`) still own it.
+      if identity != .default {
+        for item in queryCredentials(request.url, redaction: redaction) {
+          parts.append("query " + item)
+        }
+      }
       for (name, value) in sessionCredentials(for: request, in: session, redaction: redaction) {
         parts.append("session " + name + ": " + value)
       }
@@ -63,6 +70,20 @@ package enum CachePartition {
     // Lengths first, so that no value can imitate a separator.
     let framed = parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
     return SHA256.hex(Data(framed.utf8))
+  }
+
+  /// The query items of `url` with a secret name (`Redaction.isSecret(name:)`), as written
+  /// (`name=value`, percent-encoded), sorted.
+  private static func queryCredentials(_ url: URL?, redaction: Redaction) -> [String] {
+    guard let url,
+      let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?
+        .percentEncodedQuery
+    else { return [] }
+    return query.split(separator: "&").filter { item in
+      let name = String(item.prefix { $0 != "=" })
+      let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
+      return redaction.isSecret(name: decoded)
+    }.map(String.init).sorted()
   }
 
   /// What `session` adds to `request` when it sends it that the request does not carry: the

@@ -1,0 +1,55 @@
+import EnvelopeKit
+import EnvelopeNetworking
+import Foundation
+import LoopbackServer
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A refresh that hangs for `seconds`, counting its starts.
+actor SlowTokens {
+  var token = "stale"
+  var refreshes = 0
+  let seconds: Double
+
+  init(seconds: Double) { self.seconds = seconds }
+
+  func refresh() async throws {
+    refreshes += 1
+    try? await Task.sleep(for: .seconds(seconds))
+    token = "fresh"
+  }
+}
+
+@Suite(.serialized) struct RefreshCancellationTests {
+  init() throws {
+    try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
+  }
+
+  /// Cancelling a call that waits for a refresh (its own or another call's) ends it at once with
+  /// `CancellationError`, not when the refresh is done.
+  @Test(arguments: [1, 4])
+  func aCallCancelledWhileWaitingForTheRefreshEndsAtOnce(_ calls: Int) async throws {
+    let tokens = SlowTokens(seconds: 30)
+    let plugin = AccessTokenPlugin(token: { await tokens.token }) { try await tokens.refresh() }
+    let provider = Provider<AuthTarget>(plugins: [plugin])
+    let tasks = (0..<calls).map { _ in
+      Task { try await provider.request(AuthTarget(), as: User.self) }
+    }
+    // Every call has had its 401 and waits for the refresh.
+    while await tokens.refreshes == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    try await Task.sleep(for: .milliseconds(200))
+    let clock = ContinuousClock()
+    let cancelled = clock.now
+    for task in tasks { task.cancel() }
+    for task in tasks {
+      let result = await task.result
+      #expect(throws: CancellationError.self) { try result.get() }
+    }
+    // Long before the 30 s refresh ends, however loaded the machine.
+    let elapsed = clock.now - cancelled
+    #expect(elapsed < .seconds(10), "the cancelled calls ended \(elapsed) after the cancel")
+  }
+}
