@@ -3,10 +3,11 @@ import Foundation
 
 // `--smoke`: what `.ci/run` runs after the release build. A short interleaved measurement of each
 // standard payload, lenient decode against `JSONDecoder` and `ModelEncoder` against
-// `JSONEncoder` (sorted keys, compact), that fails only on a collapse: a ratio under 2.0x. Each
-// contender's best time over a few rounds counts (a busy machine slows a round, never speeds
-// one up), so a shared 2-core machine does not make it flaky; the full tables, with their
-// higher bars, stay in the other rows.
+// `JSONEncoder` (sorted keys, compact), that fails only on a collapse: a ratio under 2.0x, or
+// peak memory at 100 MB over `memoryCeiling` of JSONDecoder's. Each contender's best time over
+// a few rounds counts (a busy machine slows a round, never speeds one up), so a shared 2-core
+// machine does not make it flaky; the full tables, with their higher bars, stay in the other
+// rows.
 
 /// The bar below which the smoke run fails: a change that loses half the speed. `--smoke X`
 /// sets another (a high one shows that a collapse fails the run).
@@ -73,15 +74,45 @@ private func bestTimes(
   return collapsed
 }
 
-/// Runs the smoke rows; exits non-zero when any is under `smokeFloor`.
+/// The highest peak RSS of a 100 MB decode the smoke run accepts, as a multiple of
+/// JSONDecoder's (0.82x on 591c890). A copy of the input adds about 0.15x: one slipped in
+/// unnoticed once (ad557b2, 0.96x), when the only bar was JSONDecoder's own peak.
+let memoryCeiling = 0.9
+
+/// The smoke row of peak memory: LenientDecoder's peak RSS decoding 100 MB against
+/// JSONDecoder's, each in its own process; the row when it is over `memoryCeiling`.
+@MainActor private func smokeMemoryRow() throws -> [String] {
+  guard peakResidentBytes() != nil else {
+    print("SKIPPED peak memory: needs /proc (Linux)")
+    return []
+  }
+  let peaks = try ["foundation", "lenient"].map {
+    try runChild(["--memory-child", $0, String(100 << 20)], fields: 3)
+  }
+  guard let foundation = peaks[0], let ours = peaks[1] else {
+    return ["peak memory: a child process did not run"]
+  }
+  let ratio = Double(ours[1]) / Double(foundation[1])
+  let row = String(
+    format: "100 MB decode peak RSS %5.2fx JSONDecoder's (%.1f MB, ceiling %4.2fx)", ratio,
+    Double(ours[1]) / 1e6, memoryCeiling)
+  print(ratio > memoryCeiling ? "  OVER: \(row)" : "  ok: \(row)")
+  return ratio > memoryCeiling ? [row] : []
+}
+
+/// Runs the smoke rows; exits non-zero when any is under `smokeFloor` or memory is over
+/// `memoryCeiling`.
 @MainActor func smokeBenchmark() throws -> Never {
-  print("== Smoke benchmark: fails under \(smokeFloor)x Foundation (lenient decode, encode)")
+  print(
+    "== Smoke benchmark: fails under \(smokeFloor)x Foundation (lenient decode, encode)"
+      + " or over \(memoryCeiling)x its peak memory")
   var collapsed: [String] = []
   collapsed += try smokeRows(TwitterRoot.self, "twitter.json", iterations: 6)
   collapsed += try smokeRows(CitmRoot.self, "citm_catalog.json", iterations: 2)
   collapsed += try smokeRows(CanadaRoot.self, "canada.json", iterations: 2)
+  collapsed += try smokeMemoryRow()
   guard collapsed.isEmpty else {
-    print("\nCollapsed (under \(smokeFloor)x):")
+    print("\nCollapsed (under \(smokeFloor)x, or memory over \(memoryCeiling)x):")
     collapsed.forEach { print("  \($0)") }
     exit(1)
   }
