@@ -159,10 +159,10 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
         return .failed(
           ProviderError.underlying(PagingError.unsupportedLink(url), response: page.response))
       }
-      // URLSession adds its configuration's credential headers to every request, a followed
-      // page on another origin too, whatever the request carries (as for a redirect).
-      let sameOrigin = origin.map { RedirectGuard.sameOrigin($0, url) } ?? false
-      guard sameOrigin || !redirects.sessionHoldsSecret else {
+      // An unknown first origin counts as another one, as in `PageLink`.
+      guard
+        !redirects.refusesSessionCredential(to: url, from: [origin ?? URL(string: "about:blank")])
+      else {
         return .failed(
           ProviderError.underlying(PagingError.crossOriginLink(url), response: page.response))
       }

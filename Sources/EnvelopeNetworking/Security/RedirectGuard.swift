@@ -30,7 +30,7 @@ final class RedirectGuard: Sendable {
   /// Which headers hold credentials.
   let redaction: Redaction
   /// Whether the session's configuration adds a credential header to every request.
-  let sessionHoldsSecret: Bool
+  private let sessionHoldsSecret: Bool
 
   /// The most redirects one request follows, as Foundation and browsers do; then
   /// `URLError(.httpTooManyRedirects)`.
@@ -63,7 +63,7 @@ final class RedirectGuard: Sendable {
     _ request: URLRequest, after response: HTTPURLResponse, of task: URLSessionTask, hasBody: Bool
   ) -> URLRequest? {
     let origins = [task.originalRequest?.url, task.currentRequest?.url, response.url]
-    if sessionHoldsSecret && crossesOrigin(to: request.url, from: origins) { return nil }
+    if refusesSessionCredential(to: request.url, from: origins) { return nil }
     let bodyLeft =
       hasBody
       && (task.currentRequest.map { Self.sameMethod($0, task.originalRequest) } ?? true)
@@ -99,7 +99,7 @@ final class RedirectGuard: Sendable {
     {
       return nil
     }
-    if sessionHoldsSecret && crossesOrigin(to: target, from: chain) { return nil }
+    if refusesSessionCredential(to: target, from: chain) { return nil }
     var next = request
     next.url = target
     return redirect(next, from: chain)
@@ -109,6 +109,13 @@ final class RedirectGuard: Sendable {
   /// the first request's (a 303, or a 301 or 302 of a POST) has no body.
   static func sameMethod(_ a: URLRequest, _ b: URLRequest?) -> Bool {
     (a.httpMethod ?? "GET").uppercased() == (b?.httpMethod ?? "GET").uppercased()
+  }
+
+  /// Whether nothing may be sent to `target` at all: it is another origin than one of `origins`
+  /// while the session's configuration adds a credential to every request (URLSession sends it
+  /// there too, whatever the request carries). For redirects and for a page's next link.
+  func refusesSessionCredential(to target: URL?, from origins: [URL?]) -> Bool {
+    sessionHoldsSecret && crossesOrigin(to: target, from: origins)
   }
 
   /// Whether `target` is another origin than one of `origins`.
