@@ -24,7 +24,7 @@ COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
 SEEN = set()
 HITS = {}  # key -> {"count": n, "conditional": m}
-GATES = {}  # /stream/gate id -> threading.Event
+GATES = {}  # /stream/gate id, or "shared" + a gated /shared id -> threading.Event
 
 
 def hit(key, conditional=False):
@@ -55,12 +55,13 @@ class Handler(BaseHTTPRequestHandler):
         if status not in (204, 205):
             self.wfile.write(body)
 
-    def wait_unless_closed(self, seconds):
-        """Waits `seconds`; False as soon as the client closes the connection."""
+    def wait_unless_closed(self, seconds, gate=None):
+        """Waits `seconds`, or until `gate` (a threading.Event) is set; False as soon as the
+        client closes the connection."""
         end = time.time() + seconds
         while True:
             left = end - time.time()
-            if left <= 0:
+            if left <= 0 or (gate is not None and gate.is_set()):
                 return True
             readable, _, _ = select.select([self.connection], [], [], min(0.05, left))
             if readable:
@@ -70,7 +71,11 @@ class Handler(BaseHTTPRequestHandler):
                     closed = True
                 if closed:
                     return False
-                time.sleep(max(0, end - time.time()))  # another request waits: not a hang-up
+                # Another request waits: not a hang-up.
+                if gate is not None:
+                    gate.wait(max(0, end - time.time()))
+                else:
+                    time.sleep(max(0, end - time.time()))
                 return True
 
     def read_chunked(self):
@@ -344,11 +349,17 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/shared":
             # Counts the requests of an id ("shared" + id), answers after `seconds` (default 1)
             # with the count, and counts ("shared-aborted" + id) a client that hangs up before.
-            # The first `fails` requests of the id (default 0) answer 503 instead.
+            # The first `fails` requests of the id (default 0) answer 503 instead. With `gate=1`
+            # it answers as soon as /shared/release of the id comes (`seconds` at the latest), so
+            # that a test decides when, however busy the machine is.
             query = dict(parse_qsl(url.query))
             ident = query.get("id", "")
+            gate = None
+            if query.get("gate"):
+                with COUNTER_LOCK:
+                    gate = GATES.setdefault("shared" + ident, threading.Event())
             n = hit("shared" + ident)
-            if not self.wait_unless_closed(float(query.get("seconds", "1"))):
+            if not self.wait_unless_closed(float(query.get("seconds", "1")), gate):
                 hit("shared-aborted" + ident)
                 self.close_connection = True
                 return
@@ -356,6 +367,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.send(503, b"busy", "text/plain")
             else:
                 self.send(200, {"code": 0, "msg": "ok", "data": {"count": n}})
+        elif route == "/shared/release":
+            with COUNTER_LOCK:
+                GATES.setdefault("shared" + dict(parse_qsl(url.query)).get("id", ""), threading.Event()).set()
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}})
         elif route == "/slow":
             time.sleep(3)
             self.send(200, {"code": 0, "data": USER})

@@ -12,12 +12,15 @@ import Testing
 /// `/shared`'s answer: how many requests of its id the server had seen when it answered.
 struct SharedCount: Decodable, Sendable, Equatable { var count: Int }
 
-/// `/shared` for `id`: answers after `seconds`.
+/// `/shared` for `id`: answers after `seconds`, or, `gated`, when `releaseShared(id)` comes
+/// (`seconds` at the latest).
 func sharedRoute(
-  _ id: String, seconds: Double = 1, method: HTTPMethod = .get, headers: [String: String] = [:],
-  fails: Int = 0
+  _ id: String, seconds: Double = 1, gated: Bool = false, method: HTTPMethod = .get,
+  headers: [String: String] = [:], fails: Int = 0
 ) -> Route {
-  var route = Route("/shared", ["id": id, "seconds": "\(seconds)", "fails": "\(fails)"])
+  var query = ["id": id, "seconds": "\(seconds)", "fails": "\(fails)"]
+  if gated { query["gate"] = "1" }
+  var route = Route("/shared", query)
   route.method = method
   route.headers = headers
   route.timeout = 60  // twenty calls without sharing queue for the session's connections
@@ -39,6 +42,12 @@ func sharedHits(_ key: String) async throws -> Int {
   try await Provider<Route>(transport: wideTransport).request(
     Route("/count", ["key": key]), as: Hits.self
   ).count
+}
+
+/// Lets the gated `/shared` requests of `id` answer, those waiting and those to come.
+func releaseShared(_ id: String) async throws {
+  _ = try await Provider<Route>(transport: wideTransport).request(
+    Route("/shared/release", ["id": id]), as: SharedCount.self)
 }
 
 /// Waits until the server has seen `count` requests of `key` (at most 10 s).
@@ -71,12 +80,29 @@ enum SignedIn {
 
   /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s).
   func waitForCallers(_ provider: Provider<Route>, _ count: Int) async throws {
+    let callers = try await callers(of: provider, reaching: count)
+    try #require(callers == count)
+  }
+
+  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s),
+  /// then lets the gated `/shared` requests of `id` answer: when the wait fails too, so that
+  /// they do not hold their connections for a minute.
+  func release(
+    _ id: String, whenCallersReach count: Int, of provider: Provider<Route>
+  ) async throws {
+    let callers = try await callers(of: provider, reaching: count)
+    try await releaseShared(id)
+    try #require(callers == count)
+  }
+
+  /// How many callers wait for the provider's exchanges once they are `count`, or after 10 s.
+  private func callers(of provider: Provider<Route>, reaching count: Int) async throws -> Int {
     let flights = try #require((provider.line as? InFlightTransport)?.flights)
     let deadline = ContinuousClock.now + .seconds(10)
     while flights.callers < count, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
-    try #require(flights.callers == count)
+    return flights.callers
   }
 
   @Test func twentyIdenticalConcurrentGETsMakeOneServerCall() async throws {
@@ -86,8 +112,13 @@ enum SignedIn {
       transport: wideTransport, plugins: [timeline], deduplicatesRequests: true)
     let values = try await withThrowingTaskGroup(of: SharedCount.self) { group in
       for _ in 0..<20 {
-        group.addTask { try await provider.request(sharedRoute(id), as: SharedCount.self) }
+        group.addTask {
+          try await provider.request(
+            sharedRoute(id, seconds: 60, gated: true), as: SharedCount.self)
+        }
       }
+      // All of them joined before the server answers.
+      try await release(id, whenCallersReach: 20, of: provider)
       return try await group.reduce(into: []) { $0.append($1) }
     }
     #expect(values == Array(repeating: SharedCount(count: 1), count: 20))
@@ -118,10 +149,11 @@ enum SignedIn {
     try await withThrowingTaskGroup(of: SharedCount.self) { group in
       for variant in ["a", "b"] {
         for _ in 0..<10 {
-          let target = sharedRoute(id, headers: ["X-Variant": variant])
+          let target = sharedRoute(id, seconds: 60, gated: true, headers: ["X-Variant": variant])
           group.addTask { try await provider.request(target, as: SharedCount.self) }
         }
       }
+      try await release(id, whenCallersReach: 20, of: provider)
       try await group.waitForAll()
     }
     #expect(try await sharedHits("shared" + id) == 2)
@@ -136,11 +168,13 @@ enum SignedIn {
         for _ in 0..<5 {
           group.addTask {
             try await SignedIn.$user.withValue(user) {
-              try await provider.request(sharedRoute(id), as: SharedCount.self)
+              try await provider.request(
+                sharedRoute(id, seconds: 60, gated: true), as: SharedCount.self)
             }
           }
         }
       }
+      try await release(id, whenCallersReach: 10, of: provider)
       try await group.waitForAll()
     }
     #expect(try await sharedHits("shared" + id) == 2)
@@ -178,7 +212,7 @@ enum SignedIn {
     let id = uniqueID()
     let provider = Provider<Route>(
       transport: wideTransport, plugins: [Differs()], deduplicatesRequests: true)
-    let target = sharedRoute(id, seconds: 1.5)
+    let target = sharedRoute(id, seconds: 60, gated: true)
     let first = Task { try await provider.request(target, as: SharedCount.self) }
     try await waitForHits("shared" + id, 1)
     let second = Task {
@@ -186,6 +220,8 @@ enum SignedIn {
         try await provider.request(target, as: SharedCount.self)
       }
     }
+    try await waitForHits("shared" + id, 2)  // the second did not join the first's exchange
+    try await releaseShared(id)
     #expect(try await first.value == SharedCount(count: 1))
     #expect(try await second.value == SharedCount(count: 2), "it waited for the first's exchange")
     #expect(try await sharedHits("shared" + id) == 2)
@@ -214,7 +250,8 @@ enum SignedIn {
       for _ in 0..<5 {
         group.addTask {
           do {
-            _ = try await provider.request(sharedRoute(id, fails: 1), as: SharedCount.self)
+            _ = try await provider.request(
+              sharedRoute(id, seconds: 60, gated: true, fails: 1), as: SharedCount.self)
             return nil
           } catch let error as ProviderError {
             return error.response?.statusCode
@@ -223,6 +260,7 @@ enum SignedIn {
           }
         }
       }
+      #expect((try? await release(id, whenCallersReach: 5, of: provider)) != nil)
       return await group.reduce(into: []) { $0.append($1) }
     }
     #expect(statuses == Array(repeating: 503, count: 5))
@@ -246,9 +284,8 @@ enum SignedIn {
   func oneCallerCancellingLeavesTheOtherItsValue(leaver: Leaver) async throws {
     let id = uniqueID()
     let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
-    // The server answers after 6 s: long enough for both callers to join and one to leave
-    // before it, however busy the two cores are.
-    let target = sharedRoute(id, seconds: 6)
+    // The server answers when the test lets it: after both callers joined and one left.
+    let target = sharedRoute(id, seconds: 60, gated: true)
     let first = Task { try await provider.request(target, as: SharedCount.self) }
     try await waitForHits("shared" + id, 1)
     let second = Task { try await provider.request(target, as: SharedCount.self) }
@@ -256,6 +293,7 @@ enum SignedIn {
     let (leaving, staying) = leaver == .first ? (first, second) : (second, first)
     leaving.cancel()
     await #expect(throws: CancellationError.self) { try await leaving.value }
+    try await releaseShared(id)
     #expect(try await staying.value == SharedCount(count: 1))
     #expect(try await sharedHits("shared" + id) == 1)
     #expect(try await sharedHits("shared-aborted" + id) == 0)
@@ -264,7 +302,10 @@ enum SignedIn {
   @Test func theLastCallerCancellingCancelsTheExchange() async throws {
     let id = uniqueID()
     let provider = Provider<Route>(transport: wideTransport, deduplicatesRequests: true)
-    let target = sharedRoute(id, seconds: 6)
+    // The server is never let answer (60 s): only a closed connection ends the exchange. (With
+    // 6 s, a CI run busy enough to take 6 s between the first request and the cancellations
+    // saw the answer, not the hang-up.)
+    let target = sharedRoute(id, seconds: 60, gated: true)
     let first = Task { try await provider.request(target, as: SharedCount.self) }
     try await waitForHits("shared" + id, 1)
     let second = Task { try await provider.request(target, as: SharedCount.self) }
@@ -273,13 +314,20 @@ enum SignedIn {
     second.cancel()
     await #expect(throws: CancellationError.self) { try await first.value }
     await #expect(throws: CancellationError.self) { try await second.value }
-    // The server sees the connection close before it answers.
+    // The server sees the connection close.
     try await waitForHits("shared-aborted" + id, 1)
     #expect(try await sharedHits("shared-aborted" + id) == 1)
     #expect(try await sharedHits("shared" + id) == 1)
     #expect(inFlight(provider) == 0)
-    // The next call starts an exchange of its own.
-    #expect(try await provider.request(target, as: SharedCount.self) == SharedCount(count: 2))
+    // The next call starts an exchange of its own: the server sees a second request, and
+    // cancelling that call closes its connection too.
+    let third = Task { try await provider.request(target, as: SharedCount.self) }
+    try await waitForHits("shared" + id, 2)
+    #expect(inFlight(provider) == 1)
+    third.cancel()
+    await #expect(throws: CancellationError.self) { try await third.value }
+    try await waitForHits("shared-aborted" + id, 2)
+    #expect(inFlight(provider) == 0)
   }
 
   @Test func stubsAreAnsweredAsBeforeWhenSharing() async throws {
