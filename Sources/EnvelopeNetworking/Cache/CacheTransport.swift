@@ -145,7 +145,7 @@ struct CacheTransport: LineTransport {
   private static func expiresLifetime(_ response: Response, storedAt: Date) -> TimeInterval? {
     guard let expires = response.header("Expires") else { return nil }
     guard let end = HTTPDate.parse(expires) else { return 0 }
-    let start = response.header("Date").flatMap(HTTPDate.parse) ?? storedAt
+    let start = response.header("Date").flatMap { HTTPDate.parse($0) } ?? storedAt
     return end.timeIntervalSince(start)
   }
 

@@ -49,15 +49,23 @@ enum DeltaSeconds {
 /// `Last-Modified` and `Retry-After`.
 enum HTTPDate {
   /// The date, or nil when `text` is none of the three forms HTTP allows.
-  static func parse(_ text: String) -> Date? {
+  ///
+  /// The obsolete RFC 850 form's two-digit year is the one within 50 years after `now` or
+  /// less than 50 years before it (RFC 9110 §5.6.7: a year that "appears to be more than 50
+  /// years in the future" is in the past), not Foundation's default window of 80 years back.
+  static func parse(_ text: String, now: Date = Date()) -> Date? {
     let formats = [
       "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
     ]
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "GMT") ?? calendar.timeZone
     for format in formats {
       let formatter = DateFormatter()
+      formatter.calendar = calendar
       formatter.locale = Locale(identifier: "en_US_POSIX")
-      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.timeZone = calendar.timeZone
       formatter.dateFormat = format
+      formatter.twoDigitStartDate = calendar.date(byAdding: .year, value: -50, to: now)
       if let date = formatter.date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
     }
     return nil
