@@ -670,3 +670,52 @@ private func objectOf(_ text: String) throws -> JSONObject {
   }
   return object
 }
+
+// MARK: - Conformances API.md declares, checked by the compiler
+
+private func conforms<T: Sendable & Hashable>(_: T.Type) {}
+private func sendable<T: Sendable>(_: T.Type) {}
+private func describes<T: CustomStringConvertible>(_: T.Type) {}
+
+extension APIContractTests {
+  @Test func declaredConformancesHold() {
+    conforms(JSONPath.self)
+    conforms(JSONPath.Component.self)
+    conforms(JSON.self)
+    conforms(JSONNumber.self)
+    conforms(DecodingReport.Entry.self)
+    conforms(DecodingReport.Entry.Kind.self)
+    conforms(EnvelopeCode.self)
+    conforms(EnvelopeStatus.self)
+    conforms(MissingKeys.self)
+    conforms(UnknownKeys.self)
+    sendable(DecodingPolicy.self)
+    sendable(LenientDecoder.self)
+    sendable(DecodingReport.self)
+    sendable(EnvelopeFormat.self)
+    sendable(EnvelopeError.self)
+    sendable(RootModel<User>.self)
+    sendable(ModelEncoder.self)
+    sendable(ValueTransform<Int>.self)
+    sendable(TaggedVariant<ContractShape>.self)
+    describes(JSONPath.self)
+    describes(DecodingReport.self)
+    describes(EnvelopeCode.self)
+    let codable: any Codable.Type = JSON.self
+    let unknownKeys: any Codable.Type = UnknownKeys.self
+    let errors: any (Error & Equatable).Type = EnvelopeError.self
+    #expect("\(codable) \(unknownKeys) \(errors)".contains("JSON"))
+    #expect(DecodingPolicy.lenient != .strict)
+  }
+
+  @Test(arguments: [100, 512, 513, 5_000])
+  func maxDepthIsAThrowNotACrash(depth: Int) throws {
+    let body = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    let decoder = LenientDecoder()
+    if depth <= decoder.maxDepth {
+      #expect(throws: Never.self) { try decoder.decode(JSON.self, from: body) }
+    } else {
+      #expect(throws: DecodingError.self) { try decoder.decode(JSON.self, from: body) }
+    }
+  }
+}

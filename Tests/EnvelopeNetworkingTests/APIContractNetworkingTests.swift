@@ -357,10 +357,10 @@ private struct ReportPlugin: Plugin {
     let cache = MemoryCache()
     let provider = Provider<Contract>(cache: cache)
     let id = UUID().uuidString
-    struct Count: Decodable, Sendable { var count: Int }
-    let first = try await provider.request(.maxAge(id), as: Count.self)
-    var sources: [Sourced<Count>.Source] = []
-    for try await sourced in provider.cachedThenNetwork(.maxAge(id), as: Count.self) {
+    struct ContractCount: Decodable, Sendable { var count: Int }
+    let first = try await provider.request(.maxAge(id), as: ContractCount.self)
+    var sources: [Sourced<ContractCount>.Source] = []
+    for try await sourced in provider.cachedThenNetwork(.maxAge(id), as: ContractCount.self) {
       sources.append(sourced.source)
       if case .cache = sourced.source { #expect(sourced.value.count == first.count) }
     }
@@ -487,4 +487,171 @@ private enum Drift: TargetType {
   case one
   var baseURL: URL { TestServer.shared?.baseURL ?? URL(fileURLWithPath: "/") }
   var path: String { "/envelope/drift" }
+}
+
+// MARK: - Behaviours API.md states, on the loopback server
+
+private enum Behaviour: TargetType {
+  case once(String), flaky(String), auth, chat, bytes
+  var baseURL: URL { TestServer.shared?.baseURL ?? URL(fileURLWithPath: "/") }
+  var path: String {
+    switch self {
+    case .once: "/once"
+    case .flaky: "/flaky"
+    case .auth: "/auth"
+    case .chat: "/feed/chat"
+    case .bytes: "/bytes"
+    }
+  }
+  var query: [URLQueryItem] {
+    switch self {
+    case .once(let id): [URLQueryItem(name: "id", value: id)]
+    case .flaky(let id):
+      [URLQueryItem(name: "id", value: id), URLQueryItem(name: "fails", value: "1")]
+    case .bytes: [URLQueryItem(name: "n", value: "300000")]
+    default: []
+    }
+  }
+  var envelope: EnvelopeFormat? { self == .chat || self == .bytes ? .plain : nil }
+  var cachePolicy: CachePolicy {
+    if case .once = self { return .loadElseCache(onServerError: true) }
+    return .never
+  }
+}
+
+extension Behaviour: Equatable {}
+
+private actor ContractTokenStore {
+  var token = "stale"
+  var refreshes = 0
+  func refresh() {
+    refreshes += 1
+    token = "fresh"
+  }
+}
+
+private struct ContractCount: Decodable, Sendable { var count: Int }
+
+private func sendableAndHashable<T: Sendable & Hashable>(_: T.Type) {}
+private func sendable<T: Sendable>(_: T.Type) {}
+
+extension APIContractNetworkingTests {
+  @Test func declaredConformancesHold() {
+    sendableAndHashable(HTTPMethod.self)
+    sendableAndHashable(AuthorizationType.self)
+    sendableAndHashable(CacheKey.self)
+    sendableAndHashable(Sourced<Int>.Source.self)
+    sendable(RequestTask.self)
+    sendable(StubBehavior.self)
+    sendable(StubResponse.self)
+    sendable(Response.self)
+    sendable(URLSessionTransport.self)
+    sendable(Provider<Bare>.self)
+    sendable(ProviderError.self)
+    sendable(DecodedResponse<Int>.self)
+    sendable(TransferEvent.self)
+    sendable(LogLevel.self)
+    sendable(ParameterEncoding.self)
+    sendable(TransferMetrics.self)
+    sendable(ServerSentEvent<Int>.self)
+    let transport: any HTTPTransport = URLSessionTransport()
+    let plugins: [any Plugin] = [
+      RetryPolicy(), Silent(), LoggingPlugin(), AccessTokenPlugin(token: { "t" }),
+    ]
+    let caches: [any ResponseCache] = [MemoryCache()]
+    #expect(plugins.count == 4 && caches.count == 1)
+    _ = transport
+    let raw: Int = LogLevel.warning.rawValue
+    #expect(LogLevel(rawValue: raw) == .warning)
+  }
+
+  @Test func loadElseCacheOnServerErrorAnswersA5xxFromTheCache() async throws {
+    let provider = Provider<Behaviour>(cache: MemoryCache())
+    let id = UUID().uuidString
+    let first = try await provider.request(.once(id), as: ContractCount.self)
+    let second = try await provider.request(.once(id), as: ContractCount.self)  // the server says 500 now
+    #expect(second.count == first.count)
+  }
+
+  @Test func retryPolicyRetriesA503() async throws {
+    let provider = Provider<Behaviour>(plugins: [RetryPolicy(baseDelay: .milliseconds(1))])
+    let value = try await provider.request(.flaky(UUID().uuidString), as: ContractCount.self)
+    #expect(value.count == 2)
+  }
+
+  @Test func accessTokenPluginRefreshesOnAnExpiredCode() async throws {
+    let store = ContractTokenStore()
+    let plugin = AccessTokenPlugin(
+      expiredCodes: [1001], token: { await store.token }, refresh: { await store.refresh() })
+    let provider = Provider<Behaviour>(plugins: [plugin])
+    let user = try await provider.request(.auth, as: ContractUser.self)
+    #expect(user == ContractUser(id: 1, name: "Ada"))
+    #expect(await store.refreshes == 1)
+  }
+
+  @Test func serverSentEventFields() async throws {
+    var events: [ServerSentEvent<Chunk>] = []
+    for try await event in Provider<Behaviour>().events(.chat, as: Chunk.self) {
+      events.append(event)
+    }
+    #expect(events.map(\.data.delta) == ["Hel", "lo", "!"])
+    #expect(events[1].event == "message")
+    #expect(events[1].id == "7")
+    #expect(events[2].retry == .milliseconds(1500))
+  }
+
+  @Test func downloadReportsProgress() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "api45-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    var progress: [Int64] = []
+    for try await event in Provider<Behaviour>().download(.bytes, to: file) {
+      if case .progress(let completed, let total) = event {
+        progress.append(completed)
+        #expect(total == nil || total == 300_000)
+      }
+    }
+    #expect(progress.last == 300_000)
+    #expect(progress == progress.sorted())
+  }
+
+  @Test func responseIsNilForTransportErrors() async throws {
+    let provider = Provider<Failing>(stub: .immediate)
+    do {
+      _ = try await provider.request(.one, as: ContractUser.self)
+      Issue.record("expected .transport")
+    } catch let error as ProviderError {
+      guard case .transport = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(error.response == nil)
+    }
+  }
+
+  @Test func stubFixtureWithStatus() async throws {
+    let provider = Provider<Fixtured>(stub: .immediate)
+    let user = try await provider.request(.ok, as: ContractUser.self)
+    #expect(user.id == 18)
+    await #expect {
+      try await provider.request(.missing, as: ContractUser.self)
+    } throws: { error in
+      guard case ProviderError.status(let response) = error else { return false }
+      return response.statusCode == 503
+    }
+    let decoded = try await provider.decodedResponse(.ok) as DecodedResponse<ContractUser>
+    #expect(decoded.value.name == "Ada")
+  }
+}
+
+private enum Fixtured: TargetType {
+  case ok, missing
+  var baseURL: URL { URL(fileURLWithPath: "/") }
+  var path: String { "/x" }
+  var sample: StubResponse {
+    switch self {
+    case .ok: .fixture("contracts/users/ada")
+    case .missing: .fixture("contracts/users/ada", status: 503, headers: ["Retry-After": "1"])
+    }
+  }
 }
