@@ -569,7 +569,8 @@ extension APIContractNetworkingTests {
     let provider = Provider<Behaviour>(cache: MemoryCache())
     let id = UUID().uuidString
     let first = try await provider.request(.once(id), as: ContractCount.self)
-    let second = try await provider.request(.once(id), as: ContractCount.self)  // the server says 500 now
+    // The server answers 500 now.
+    let second = try await provider.request(.once(id), as: ContractCount.self)
     #expect(second.count == first.count)
   }
 
