@@ -656,3 +656,142 @@ private enum Fixtured: TargetType {
     }
   }
 }
+
+// MARK: - ProviderError's cases, each from the failure API.md names
+
+private struct Refusal: Error, Equatable { var status: Int }
+private struct PrepareFailure: Error {}
+
+private enum Errors: TargetType {
+  case serverError, ok, missingFixture, empty, plainRepo, noContent
+  var baseURL: URL { TestServer.shared?.baseURL ?? URL(fileURLWithPath: "/") }
+  var path: String {
+    switch self {
+    case .serverError: "/status/500html"
+    case .ok: "/envelope/ok"
+    case .missingFixture, .empty: "/none"
+    case .plainRepo: "/plain/repo"
+    case .noContent: "/nocontent"
+    }
+  }
+  var envelope: EnvelopeFormat? { self == .plainRepo ? .plain : nil }
+  var sample: StubResponse {
+    switch self {
+    case .missingFixture: .fixture("contracts/no/such/fixture")
+    default: .body(Data())
+    }
+  }
+  func error(for response: Response) -> (any Error)? {
+    self == .serverError ? Refusal(status: response.statusCode) : nil
+  }
+}
+
+private struct FailingPrepare: Plugin {
+  func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    throw PrepareFailure()
+  }
+}
+
+private struct AuthFailure: Error {}
+
+extension APIContractNetworkingTests {
+  @Test func targetErrorReplacesProviderError() async throws {
+    await #expect(throws: Refusal(status: 500)) {
+      try await Provider<Errors>().request(.serverError, as: ContractUser.self)
+    }
+  }
+
+  @Test func fixtureNotFoundNamesTheFixture() async throws {
+    do {
+      _ = try await Provider<Errors>(stub: .immediate).request(
+        .missingFixture, as: ContractUser.self)
+      Issue.record("expected .fixtureNotFound")
+    } catch ProviderError.fixtureNotFound(let name) {
+      #expect(name.contains("contracts/no/such/fixture"))
+    }
+  }
+
+  @Test func emptyBodyForANonOptionalValue() async throws {
+    let provider = Provider<Errors>(stub: .immediate)
+    do {
+      _ = try await provider.request(.empty, as: ContractUser.self)
+      Issue.record("expected .emptyBody")
+    } catch ProviderError.emptyBody(let response) {
+      #expect(response.statusCode == 200)
+    }
+    // An empty 200 is .emptyBody whatever T (Moya's failsOnEmptyData); a 204 gives an Optional nil.
+    await #expect(throws: ProviderError.self) {
+      try await provider.request(.empty, as: ContractUser?.self)
+    }
+    #expect(try await Provider<Errors>().request(.noContent, as: ContractUser?.self) == nil)
+  }
+
+  @Test func aPluginsErrorIsUnderlying() async throws {
+    do {
+      _ = try await Provider<Errors>(plugins: [FailingPrepare()]).request(
+        .ok, as: ContractUser.self)
+      Issue.record("expected .underlying")
+    } catch ProviderError.underlying(let error, let response) {
+      #expect(error is PrepareFailure)
+      #expect(response == nil)
+    }
+  }
+
+  @Test func aFailedRefreshIsAuthentication() async throws {
+    let plugin = AccessTokenPlugin(
+      expiredCodes: [1001], token: { "stale" }, refresh: { throw AuthFailure() })
+    do {
+      _ = try await Provider<Behaviour>(plugins: [plugin]).request(.auth, as: ContractUser.self)
+      Issue.record("expected .authentication")
+    } catch let error as ProviderError {
+      guard case .authentication(let underlying) = error else {
+        Issue.record("unexpected \(error)")
+        return
+      }
+      #expect(underlying is AuthFailure)
+      #expect(error.response == nil)
+    }
+  }
+
+  @Test func inDataUnderPlainReadsTheBody() async throws {
+    struct Owner: Decodable { var login: String }
+    let owner = try await Provider<Errors>().request(.plainRepo, as: Owner.self, inData: "owner")
+    #expect(owner.login == "ada")
+  }
+
+  @Test func jsonTaskSortsKeysAndTakesAnEncoder() async throws {
+    let provider = Provider<Contract>()
+    let sorted = try await provider.request(
+      .echo(.json(["b": 1, "a": 2]), .post), as: ContractEcho.self)
+    #expect(sorted.body == #"{"a":2,"b":1}"#)
+    struct Body: Encodable, Sendable { var userName: String }
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    let snake = try await provider.request(
+      .echo(.json(Body(userName: "a"), encoder: encoder), .post), as: ContractEcho.self)
+    #expect(snake.body == #"{"user_name":"a"}"#)
+  }
+
+  @Test func targetQueryJoinsAnyTask() async throws {
+    let provider = Provider<QueryTarget>()
+    let echo = try await provider.request(.post, as: ContractEcho.self)
+    #expect(echo.query == "v=2")
+    #expect(echo.body == #"{"a":1}"#)
+  }
+
+  @Test func delayedStubWaits() async throws {
+    let clock = ContinuousClock()
+    let start = clock.now
+    _ = try await Provider<Bare>(stub: .delayed(.milliseconds(150))).response(.one)
+    #expect(clock.now - start >= .milliseconds(150))
+  }
+}
+
+private enum QueryTarget: TargetType {
+  case post
+  var baseURL: URL { TestServer.shared?.baseURL ?? URL(fileURLWithPath: "/") }
+  var path: String { "/echo" }
+  var method: HTTPMethod { .post }
+  var task: RequestTask { .json(["a": 1]) }
+  var query: [URLQueryItem] { [URLQueryItem(name: "v", value: "2")] }
+}
