@@ -719,3 +719,23 @@ extension APIContractTests {
     }
   }
 }
+
+extension APIContractTests {
+  /// API.md's third round: the input forms exist for every decode; the report variant of
+  /// `decodeEnvelope` has them too (it had only `Data`).
+  @Test func envelopeWithReportTakesEveryInputForm() throws {
+    let text = #"{"code":0,"data":{"list":[{"name":"a"}],"id":"7","name":"n"}}"#
+    let object: Any = try JSONSerialization.jsonObject(with: Data(text.utf8))
+    let decoder = LenientDecoder()
+    let fromText = try decoder.decodeEnvelopeWithReport(User.self, from: text)
+    let fromJSON = try decoder.decodeEnvelopeWithReport(User.self, from: try JSON(data: Data(text.utf8)))
+    let fromObject = try decoder.decodeEnvelopeWithReport(User.self, fromJSONObject: object)
+    for result in [fromText, fromJSON, fromObject] {
+      #expect(result.value == User(id: 7, name: "n"))
+      #expect(result.report.entries.map(\.path) == ["data.id"])
+    }
+    let list = try decoder.decodeEnvelopeWithReport(
+      [ContractItem].self, from: text, format: .default, at: "list")
+    #expect(list.value == [ContractItem(name: "a")])
+  }
+}
