@@ -728,7 +728,8 @@ extension APIContractTests {
     let object: Any = try JSONSerialization.jsonObject(with: Data(text.utf8))
     let decoder = LenientDecoder()
     let fromText = try decoder.decodeEnvelopeWithReport(User.self, from: text)
-    let fromJSON = try decoder.decodeEnvelopeWithReport(User.self, from: try JSON(data: Data(text.utf8)))
+    let fromJSON = try decoder.decodeEnvelopeWithReport(
+      User.self, from: try JSON(data: Data(text.utf8)))
     let fromObject = try decoder.decodeEnvelopeWithReport(User.self, fromJSONObject: object)
     for result in [fromText, fromJSON, fromObject] {
       #expect(result.value == User(id: 7, name: "n"))
