@@ -35,7 +35,7 @@ private enum Bare: TargetType {
 private enum Contract: TargetType {
   case ok, fail, error400, plain, delay, pages(envelope: Bool), ndjson, chat, feedEnvelope
   case echo(RequestTask, HTTPMethod)
-  case bytes(Int), upload(URL), maxAge(String), notFound, anything
+  case bytes(Int), upload(URL), maxAge(String), notFound, anything, slowBytes
 
   var baseURL: URL { TestServer.shared?.baseURL ?? URL(fileURLWithPath: "/") }
   var path: String {
@@ -55,6 +55,7 @@ private enum Contract: TargetType {
     case .maxAge: "/max-age"
     case .notFound: "/status/500html"
     case .anything: "/anything"
+    case .slowBytes: "/bytes"
     }
   }
   var method: HTTPMethod {
@@ -78,13 +79,15 @@ private enum Contract: TargetType {
         URLQueryItem(name: "envelope", value: envelope ? "1" : "0"),
       ]
     case .bytes(let count): [URLQueryItem(name: "n", value: "\(count)")]
+    case .slowBytes:
+      [URLQueryItem(name: "n", value: "6553600"), URLQueryItem(name: "pause", value: "0.05")]
     case .maxAge(let id): [URLQueryItem(name: "id", value: id)]
     default: []
     }
   }
   var envelope: EnvelopeFormat? {
     switch self {
-    case .plain, .ndjson, .chat, .bytes: .plain
+    case .plain, .ndjson, .chat, .bytes, .slowBytes: .plain
     case .pages(let envelope): envelope ? nil : .plain
     default: nil
     }
@@ -794,4 +797,72 @@ private enum QueryTarget: TargetType {
   var method: HTTPMethod { .post }
   var task: RequestTask { .json(["a": 1]) }
   var query: [URLQueryItem] { [URLQueryItem(name: "v", value: "2")] }
+}
+
+// MARK: - Return types as API.md writes them (compiled, not run: a stream may start on creation)
+
+private func yields<S: AsyncSequence<Element, any Error>, Element>(_: S, _: Element.Type) {}
+
+private func returnTypesAsWritten(_ provider: Provider<Contract>, file: URL) {
+  let cached: AsyncThrowingStream<Sourced<ContractUser>, any Error> = provider.cachedThenNetwork(
+    .ok, as: ContractUser.self)
+  let inferred: AsyncThrowingStream<Sourced<ContractUser>, any Error> = provider.cachedThenNetwork(
+    .ok)
+  let download: AsyncThrowingStream<TransferEvent, any Error> = provider.download(.ok, to: file)
+  let upload: AsyncThrowingStream<TransferEvent, any Error> = provider.upload(.ok)
+  _ = (cached, inferred, download, upload)
+  yields(provider.pages(.ok, as: PageBody.self), PageBody.self)
+  yields(provider.pages(.ok, as: PageBody.self, at: nil, next: nil), PageBody.self)
+  yields(provider.lines(.ok, as: Row.self), Row.self)
+  yields(provider.events(.ok, as: Chunk.self), ServerSentEvent<Chunk>.self)
+  yields(provider.elements(.ok, as: Row.self, at: "list"), Row.self)
+}
+
+extension APIContractNetworkingTests {
+  /// API.md: `download(_:to:)` and `upload(_:)` return `AsyncThrowingStream<TransferEvent, any
+  /// Error>`; that spelling did not compile (they returned only `TransferEvents`).
+  @Test func transfersAsTheStreamAPIMdNames() async throws {
+    let provider = Provider<Contract>()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "api45-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("body")
+    let download: AsyncThrowingStream<TransferEvent, any Error> = provider.download(
+      .bytes(100_000), to: file)
+    var finished: Response?
+    for try await event in download {
+      if case .finished(let response) = event { finished = response }
+    }
+    #expect(finished?.statusCode == 200)
+    #expect(try Data(contentsOf: file).count == 100_000)
+    let upload: AsyncThrowingStream<TransferEvent, any Error> = provider.upload(.upload(file))
+    var uploaded: Response?
+    for try await event in upload {
+      if case .finished(let response) = event { uploaded = response }
+    }
+    let body = try #require(uploaded?.data)
+    #expect(String(decoding: body, as: UTF8.self).contains("100000"))
+  }
+
+  @Test func leavingTheStreamStopsTheDownloadAndLeavesNoFile() async throws {
+    let provider = Provider<Contract>()
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "api45-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    do {
+      let download: AsyncThrowingStream<TransferEvent, any Error> = provider.download(
+        .slowBytes, to: file)
+      for try await event in download {
+        if case .progress = event { break }
+      }
+    }
+    // The relay and the transfer stop soon after; the partial file goes with them.
+    var gone = false
+    for _ in 0..<50 where !gone {
+      try await Task.sleep(for: .milliseconds(100))
+      gone = !FileManager.default.fileExists(atPath: file.path)
+    }
+    #expect(gone)
+  }
 }

@@ -200,6 +200,7 @@ private enum SnippetPages {
   static func showRateLimited(until: Date?) {}
   static func save(_ row: Row) {}
   static func show(_ order: Order) {}
+  static func show(_ results: Results) {}
 
   enum API: TargetType {
     case feed(cursor: String?), search(String), export, chat(String), orders
@@ -213,7 +214,8 @@ private enum SnippetPages {
     }
     _ = feed
     do {
-      try await provider.request(.search(query), as: Results.self)
+      let results = try await provider.request(.search(query), as: Results.self)
+      show(results)
     } catch let error as ProviderError where error.response?.isRateLimited == true {
       showRateLimited(until: error.retryAfter)  // a Date, or nil when the server did not say
     }
