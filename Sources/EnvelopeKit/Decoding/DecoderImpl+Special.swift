@@ -419,6 +419,7 @@ extension DecoderImpl {
 
 extension DecoderImpl: JSONValueSource {
   var currentKindIsArray: Bool { position.kind == .array }
+  var currentKindIsObject: Bool { position.kind == .object }
 
   func oneOrManySingle<T: Decodable>(_ type: T.Type) throws -> T? {
     guard leniency.coercesKinds, position.kind == .string else {

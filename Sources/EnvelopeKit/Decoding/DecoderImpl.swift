@@ -431,7 +431,10 @@ final class DecoderImpl: ReportRecorder, Decoder {
     var key: AnyCodingKey?
     for component in path.components {
       if let key { node = node.appending(key) }
-      let next = AnyCodingKey(component)
+      var next = AnyCodingKey(component)
+      if case .index = component, document.kind(index) == .object {
+        next = AnyCodingKey(stringValue: component.memberName)  // an object's member (RFC 6901)
+      }
       guard let found = document.child(component, of: index) else {
         return try missingStep(type, next, in: node, at: index, of: path)
       }

@@ -176,6 +176,54 @@ extension LenientDecoder {
       type, from: Self.text(ofJSONObject: object, maxDepth: maxDepth), format: format, at: path)
   }
 
+  /// Like `decodeEnvelope(_:from:format:at:)` from JSON text, and also returns the report.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - string: the response body as text.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; data itself by default.
+  /// - Returns: the payload and its report.
+  /// - Throws: the errors of `decodeEnvelopeWithReport(_:from:format:at:)` with `Data`.
+  public func decodeEnvelopeWithReport<T: Decodable>(
+    _ type: T.Type, from string: String, format: EnvelopeFormat? = nil, at path: JSONPath = .root
+  ) throws -> Decoded<T> {
+    try decodeEnvelopeWithReport(type, from: Data(string.utf8), format: format, at: path)
+  }
+
+  /// Like `decodeEnvelope(_:from:format:at:)` from a `JSON` value, and also returns the report.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - json: the envelope.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; data itself by default.
+  /// - Returns: the payload and its report.
+  /// - Throws: the errors of `decodeEnvelopeWithReport(_:from:format:at:)` with `Data`.
+  public func decodeEnvelopeWithReport<T: Decodable>(
+    _ type: T.Type, from json: JSON, format: EnvelopeFormat? = nil, at path: JSONPath = .root
+  ) throws -> Decoded<T> {
+    try decodeEnvelopeWithReport(type, from: Self.text(of: json), format: format, at: path)
+  }
+
+  /// Like `decodeEnvelope(_:fromJSONObject:format:at:)`, and also returns the report.
+  ///
+  /// - Parameters:
+  ///   - type: the payload type.
+  ///   - object: the envelope, e.g. a `[String: Any]` from `JSONSerialization`.
+  ///   - format: the envelope format; nil for the decoder's `envelope`.
+  ///   - path: where the value is inside data; data itself by default.
+  /// - Returns: the payload and its report.
+  /// - Throws: the errors of `decode(_:fromJSONObject:)` and
+  ///   `decodeEnvelopeWithReport(_:from:format:at:)`.
+  public func decodeEnvelopeWithReport<T: Decodable>(
+    _ type: T.Type, fromJSONObject object: Any, format: EnvelopeFormat? = nil,
+    at path: JSONPath = .root
+  ) throws -> Decoded<T> {
+    try decodeEnvelopeWithReport(
+      type, from: Self.text(ofJSONObject: object, maxDepth: maxDepth), format: format, at: path)
+  }
+
   /// The UTF-8 text of a `JSON` value, through the one writer.
   static func text(of json: JSON) -> Data { Data(json.rawText.utf8) }
 

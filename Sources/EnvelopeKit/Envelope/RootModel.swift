@@ -124,11 +124,30 @@ func decodeValue<V: Decodable>(
       guard container.contains(key) else { return nil }
       current = try container.superDecoder(forKey: key)
     case .index(let position):
+      // Where the value is an object, an index names its member of those digits (RFC 6901),
+      // as the document's own walk (`JSONDocument.child`) reads it. Our decoder says what the
+      // value is (its lenient unkeyed container would wrap an object as one element); another
+      // decoder's unkeyed container refuses an object with a type mismatch.
+      let source = current as? any JSONValueSource
+      if let source, source.currentKindIsObject {
+        let object = try current.container(keyedBy: AnyCodingKey.self)
+        let key = AnyCodingKey(stringValue: component.memberName)
+        guard object.contains(key) else { return nil }
+        current = try object.superDecoder(forKey: key)
+        continue
+      }
       var container: any UnkeyedDecodingContainer
       do {
         container = try current.unkeyedContainer()
-      } catch DecodingError.typeMismatch where steps == .otherKindIsMissing {
-        return nil
+      } catch DecodingError.typeMismatch(let type, let context) {
+        if source == nil, let object = try keyedContainer(of: current) {
+          let key = AnyCodingKey(stringValue: component.memberName)
+          guard object.contains(key) else { return nil }
+          current = try object.superDecoder(forKey: key)
+          continue
+        }
+        if steps == .otherKindIsMissing { return nil }
+        throw DecodingError.typeMismatch(type, context)
       }
       guard position >= 0 else { return nil }
       for _ in 0..<position {
@@ -140,6 +159,16 @@ func decodeValue<V: Decodable>(
     }
   }
   return try current.singleValueContainer().decode(V.self)
+}
+
+/// The keyed container of the value `decoder` is at; nil when that value is no object.
+private func keyedContainer(of decoder: any Decoder) throws -> KeyedDecodingContainer<AnyCodingKey>?
+{
+  do {
+    return try decoder.container(keyedBy: AnyCodingKey.self)
+  } catch DecodingError.typeMismatch {
+    return nil
+  }
 }
 
 /// Steps over one value of any kind.

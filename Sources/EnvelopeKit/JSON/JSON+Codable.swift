@@ -132,6 +132,8 @@ protocol JSONValueSource {
   func currentJSON() throws -> JSON
   /// Whether the current value is a JSON array.
   var currentKindIsArray: Bool { get }
+  /// Whether the current value is a JSON object.
+  var currentKindIsObject: Bool { get }
   /// `OneOrMany`'s single value, read as it reads every value that is not an array; nil when
   /// the value is read as the many form instead: leniently, a string holding a JSON array
   /// whose single reading strict would reject (the array is then read, to its depth).

@@ -127,8 +127,8 @@ public enum JSON: Hashable, Sendable {
     var current = self
     for component in path.components {
       switch (component, current) {
-      case (.key(let key), .object(let object)):
-        guard let value = object[key] else { return nil }
+      case (_, .object(let object)):
+        guard let value = object[component.memberName] else { return nil }
         current = value
       case (.index(let index), .array(let elements)):
         guard index >= 0, index < elements.count else { return nil }

@@ -9,11 +9,12 @@ extension JSONDocument {
     return index
   }
 
-  /// The value `component` names in the container at `index`: a key of an object or an
-  /// element of an array; nil when missing or of the other kind.
+  /// The value `component` names in the container at `index`: a member of an object (an
+  /// index names the member of its digits, as in RFC 6901) or an element of an array; nil when
+  /// missing, or for a key in an array or any step into a scalar.
   func child(_ component: JSONPath.Component, of index: Int) -> Int? {
     switch (component, kind(index)) {
-    case (.key(let name), .object): return valueIndex(forKey: name, inObject: index)
+    case (_, .object): return valueIndex(forKey: component.memberName, inObject: index)
     case (.index(let position), .array): return elementIndex(position, inArray: index)
     default: return nil
     }

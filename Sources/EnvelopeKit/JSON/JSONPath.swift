@@ -1,7 +1,9 @@
 /// A path into a JSON document.
 ///
 /// Written as text, components are separated by dots and an all-digit component indexes an
-/// array: `"data.items.0.name"`. A MoyaMapper path pasted as written works too: text with no `.`
+/// array: `"data.items.0.name"`. Where it meets an object, an index names the member of that
+/// name, as in a JSON Pointer (RFC 6901): `"data.users.18"` reads `{"users": {"18": …}}`
+/// (`memberName`); digits with a leading zero (`"007"`) are a key. A MoyaMapper path pasted as written works too: text with no `.`
 /// but a `>` is split on `>` (`"data>list"`), so one rule serves every place a path is taken
 /// (`at:`, `inData:`, `decodeEnvelope(at:)`, `map(_:key:to:)`, envelope formats, the `envelope`
 /// command). A key that itself holds `.` or `>` is written as a component:
@@ -28,6 +30,15 @@ public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, Expressi
     ///
     /// - Parameter value: the index.
     public init(integerLiteral value: Int) { self = .index(value) }
+
+    /// The member this component names in an object: the key, or an index's digits (an
+    /// all-digit path component reads an object's member of that name, as in RFC 6901).
+    public var memberName: String {
+      switch self {
+      case .key(let key): return key
+      case .index(let index): return String(index)
+      }
+    }
 
     /// The key, or the index in brackets.
     public var description: String {
@@ -56,7 +67,11 @@ public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, Expressi
     }
     components = string.split(separator: separator, omittingEmptySubsequences: false).map {
       part in
-      if !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(part) {
+      // "007" is a key, never the index 7: an index component stands for its digits' text
+      // where it names an object's member, and 7 is not "007".
+      if !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }),
+        part.count == 1 || part.first != "0", let index = Int(part)
+      {
         return .index(index)
       }
       return .key(String(part))

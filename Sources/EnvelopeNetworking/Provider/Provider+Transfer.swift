@@ -180,3 +180,56 @@ extension Provider {
     return TransferEvents(stream: stream, task: task)
   }
 }
+
+// MARK: - API.md's spelling: the events as an AsyncThrowingStream
+
+extension Provider {
+  /// `download(_:to:)` as the `AsyncThrowingStream` API.md names, chosen where the call's type
+  /// asks for one (`let events: AsyncThrowingStream<TransferEvent, any Error> = …`).
+  ///
+  /// The same transfer as the ``TransferEvents`` one: leaving the loop (the stream goes away)
+  /// or cancelling the consuming task stops it, and a stopped download leaves no file of its
+  /// own. One difference, the stream's own: a cancelled consumer sees the stream end (nil)
+  /// rather than `CancellationError`, so check for `.finished` before using the file.
+  ///
+  /// - Parameters:
+  ///   - target: the endpoint.
+  ///   - file: where the body goes; replaced when it exists.
+  /// - Returns: progress events, then `.finished`; or the `ProviderError` (your target's own
+  ///   error for a failed response, when ``TargetType/error(for:)`` gives one).
+  @_disfavoredOverload
+  public func download(_ target: Target, to file: URL)
+    -> AsyncThrowingStream<TransferEvent, any Error>
+  {
+    Self.stream(of: download(target, to: file) as TransferEvents)
+  }
+
+  /// `upload(_:)` as the `AsyncThrowingStream` API.md names, chosen where the call's type asks
+  /// for one; the same transfer as the ``TransferEvents`` one (see `download(_:to:)`'s stream).
+  ///
+  /// - Parameter target: the endpoint; its task gives the body.
+  /// - Returns: progress events, then `.finished`; or the `ProviderError` (your target's own
+  ///   error for a failed response, when ``TargetType/error(for:)`` gives one).
+  @_disfavoredOverload
+  public func upload(_ target: Target) -> AsyncThrowingStream<TransferEvent, any Error> {
+    Self.stream(of: upload(target) as TransferEvents)
+  }
+
+  /// The events relayed through a stream whose end (finished, dropped or cancelled) cancels
+  /// the relay, and with it the transfer (its iterator goes away).
+  private static func stream(of events: TransferEvents)
+    -> AsyncThrowingStream<TransferEvent, any Error>
+  {
+    AsyncThrowingStream { continuation in
+      let relay = Task {
+        do {
+          for try await event in events { continuation.yield(event) }
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in relay.cancel() }
+    }
+  }
+}
