@@ -3,10 +3,10 @@
 /// Written as text, components are separated by dots and an all-digit component indexes an
 /// array: `"data.items.0.name"`. Where it meets an object, an index names the member of that
 /// name, as in a JSON Pointer (RFC 6901): `"data.users.18"` reads `{"users": {"18": …}}`
-/// (`memberName`); digits with a leading zero (`"007"`) are a key. A MoyaMapper path pasted as written works too: text with no `.`
-/// but a `>` is split on `>` (`"data>list"`), so one rule serves every place a path is taken
-/// (`at:`, `inData:`, `decodeEnvelope(at:)`, `map(_:key:to:)`, envelope formats, the `envelope`
-/// command). A key that itself holds `.` or `>` is written as a component:
+/// (`memberName`); digits with a leading zero (`"007"`) are a key. A MoyaMapper path pasted as
+/// written works too: text with no `.` but a `>` is split on `>` (`"data>list"`), so one rule
+/// serves every place a path is taken (`at:`, `inData:`, `decodeEnvelope(at:)`,
+/// `map(_:key:to:)`, envelope formats, the `envelope` command). A key that itself holds `.` or `>` is written as a component:
 /// `["data", "a.b", 0]`, `["a>b"]`; `JSONPath(text, separator:)` names the separator outright.
 /// The empty path is the document root.
 public struct JSONPath: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
