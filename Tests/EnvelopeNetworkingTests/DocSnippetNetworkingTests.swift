@@ -159,7 +159,7 @@ private enum SnippetCaching {
 
     try await provider.removeCachedResponse(for: .profile)  // MoyaMapper's removeResponseCache
     try await cache.removeValue(forKey: "settings")  // removeJSONCache
-    try await cache.removeAll()  // removeAllResponseCache: on logout
+    try cache.removeAll()  // removeAllResponseCache: on logout
 
     for try await profile in provider.cachedThenNetwork(.profile, as: Profile.self) {
       switch profile.source {
