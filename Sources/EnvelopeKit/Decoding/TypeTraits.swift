@@ -51,6 +51,18 @@ final class TypeTraits: @unchecked Sendable {
     let caseDefaultable: (any CaseDefaultable.Type)?
     /// Whether the type wants `didFinishDecoding()` after each decode.
     let finishesDecoding: Bool
+    /// The maker of the keyed containers the type's `init(from:)` asked for first; nil until a
+    /// decode asks (`DecoderImpl.keyedContainerMaker(_:)`), and in traits of one decode.
+    var keyedContainer: KeyedContainerMaker? = nil
+  }
+
+  /// The same traits with `maker` kept in the shape (see `Shape.keyedContainer`).
+  private init(_ other: TypeTraits, keeping maker: KeyedContainerMaker) {
+    var shape = other.shape
+    shape.keyedContainer = maker
+    self.shape = shape
+    initialValues = other.initialValues
+    keyMappings = other.keyMappings
   }
 
   /// Made for one decode: the decoder's key mappings, or initial values that may be objects
@@ -104,6 +116,15 @@ final class TypeTraits: @unchecked Sendable {
     let traits = TypeTraits(type)
     if !traits.belongsToOneDecode { sharedCache.keep(traits, for: id) }
     return traits
+  }
+
+  /// `traits` (shared ones, see `shared(_:)`) with `maker` kept, in place of `traits` in the
+  /// process-wide cache. The traits are immutable: a decode holding the old ones goes on with
+  /// them; two threads that both replace them store equal traits.
+  static func sharedKeeping(_ maker: KeyedContainerMaker, in traits: TypeTraits) -> TypeTraits {
+    let kept = TypeTraits(traits, keeping: maker)
+    sharedCache.keep(kept, for: kept.id)
+    return kept
   }
 
   private static let sharedCache = TraitTable()
