@@ -23,6 +23,8 @@ final class DecoderImpl: ReportRecorder, Decoder {
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   /// `lastTraits.shape`, read on every value without retaining `lastTraits`.
   @exclusivity(unchecked) private var lastShape: TypeTraits.Shape?
+  /// `lastTraits.keyedContainer`, read by `container(keyedBy:)` without retaining `lastTraits`.
+  @exclusivity(unchecked) private var lastKeyedContainer: KeyedContainerMaker?
   /// The stack budget of the thread decoding; a `FrameDecoder` renews it for each frame (a
   /// stream's frames may be decoded on different threads).
   @exclusivity(unchecked) private var stack: StackGuard
@@ -102,14 +104,14 @@ final class DecoderImpl: ReportRecorder, Decoder {
   }
 
   /// `KeyedContainer<Key>`'s metatype for the model at the position: kept in the model's
-  /// shape, read without a reference count when the model's traits were asked for last (as
-  /// `unbox` just did before `init(from:)`).
+  /// traits, read without a reference count when they were asked for last (as `unbox` just did
+  /// before `init(from:)`).
   @inline(__always)
   private func keyedContainerMaker<Key: CodingKey>(_ keys: Key.Type)
     -> any KeyedContainerMaking<Key>.Type
   {
     if let shape = lastShape, shape.id == ObjectIdentifier(position.type),
-      let maker = shape.keyedContainer, maker.key == ObjectIdentifier(keys)
+      let maker = lastKeyedContainer, maker.key == ObjectIdentifier(keys)
     {
       return maker.making(keys)
     }
@@ -125,11 +127,12 @@ final class DecoderImpl: ReportRecorder, Decoder {
   {
     let maker = KeyedContainerMaker(keys)
     if let last = lastTraits, last.id == ObjectIdentifier(position.type),
-      last.shape.keyedContainer == nil, !last.belongsToOneDecode
+      last.keyedContainer == nil, !last.belongsToOneDecode
     {
       let kept = TypeTraits.sharedKeeping(maker, in: last)
       lastTraits = kept
       lastShape = kept.shape
+      lastKeyedContainer = maker
       if traitCache[kept.id] != nil { traitCache[kept.id] = kept }
     }
     return KeyedContainer<Key>.self
@@ -424,6 +427,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
     }
     lastTraits = traits
     lastShape = traits.shape
+    lastKeyedContainer = traits.keyedContainer
     return traits
   }
 

@@ -34,8 +34,8 @@ extension KeyedContainerMaking {
 extension KeyedContainer: KeyedContainerMaking {}
 
 /// `KeyedContainer<Key>`'s metatype and the identity of its `Key`, kept in the traits of the
-/// model whose `init(from:)` asks for it (`TypeTraits.Shape.keyedContainer`). No reference: it
-/// is read with the shape, without a retain.
+/// model whose `init(from:)` asks for it (`TypeTraits.keyedContainer`). No reference: the
+/// decoder reads its copy of the last traits' one without a retain.
 struct KeyedContainerMaker {
   /// `Key`'s identity: the maker answers for this key type only.
   let key: ObjectIdentifier
