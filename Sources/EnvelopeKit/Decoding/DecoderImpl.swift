@@ -23,6 +23,8 @@ final class DecoderImpl: ReportRecorder, Decoder {
   @exclusivity(unchecked) private var lastTraits: TypeTraits?
   /// `lastTraits.shape`, read on every value without retaining `lastTraits`.
   @exclusivity(unchecked) private var lastShape: TypeTraits.Shape?
+  /// `lastTraits.keyedContainer`, read by `container(keyedBy:)` without retaining `lastTraits`.
+  @exclusivity(unchecked) private var lastKeyedContainer: KeyedContainerMaker?
   /// The stack budget of the thread decoding; a `FrameDecoder` renews it for each frame (a
   /// stream's frames may be decoded on different threads).
   @exclusivity(unchecked) private var stack: StackGuard
@@ -96,10 +98,44 @@ final class DecoderImpl: ReportRecorder, Decoder {
     // values: every other decode pays two bool checks.
     let mappings = options.hasKeyMappings ? traits(of: position.type).keyMappings : nil
     let fallbacks = position.hasOwnFallbacks ? traits(of: position.type).initialValues : nil
-    return KeyedDecodingContainer(
-      KeyedContainer<Key>(
-        decoder: self, parent: position.parent, key: position.key, type: position.type,
-        object: object, fallbacks: fallbacks, mappings: mappings))
+    return keyedContainerMaker(Key.self).make(
+      decoder: self, parent: position.parent, key: position.key, type: position.type,
+      object: object, fallbacks: fallbacks, mappings: mappings)
+  }
+
+  /// `KeyedContainer<Key>`'s metatype for the model at the position: kept in the model's
+  /// traits, read without a reference count when they were asked for last (as `unbox` just did
+  /// before `init(from:)`).
+  @inline(__always)
+  private func keyedContainerMaker<Key: CodingKey>(_ keys: Key.Type)
+    -> any KeyedContainerMaking<Key>.Type
+  {
+    if let shape = lastShape, shape.id == ObjectIdentifier(position.type),
+      let maker = lastKeyedContainer, maker.key == ObjectIdentifier(keys)
+    {
+      return maker.making(keys)
+    }
+    return newKeyedContainerMaker(keys)
+  }
+
+  /// The maker for `Key`, kept in the model's shared traits when they keep none yet (a model
+  /// whose `init(from:)` asks for several key types keeps the first). Traits of one decode
+  /// (key mappings, declared initial values) keep none: they are made again for each decode.
+  @inline(never)
+  private func newKeyedContainerMaker<Key: CodingKey>(_ keys: Key.Type)
+    -> any KeyedContainerMaking<Key>.Type
+  {
+    let maker = KeyedContainerMaker(keys)
+    if let last = lastTraits, last.id == ObjectIdentifier(position.type),
+      last.keyedContainer == nil, !last.belongsToOneDecode
+    {
+      let kept = TypeTraits.sharedKeeping(maker, in: last)
+      lastTraits = kept
+      lastShape = kept.shape
+      lastKeyedContainer = maker
+      if traitCache[kept.id] != nil { traitCache[kept.id] = kept }
+    }
+    return KeyedContainer<Key>.self
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -391,6 +427,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
     }
     lastTraits = traits
     lastShape = traits.shape
+    lastKeyedContainer = traits.keyedContainer
     return traits
   }
 

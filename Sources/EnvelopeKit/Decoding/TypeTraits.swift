@@ -53,12 +53,27 @@ final class TypeTraits: @unchecked Sendable {
     let finishesDecoding: Bool
   }
 
+  /// The maker of the keyed containers the type's `init(from:)` asked for first; nil until a
+  /// decode asks (`DecoderImpl.keyedContainerMaker(_:)`), and in traits of one decode. Not in
+  /// `Shape`: the shape is copied for every value (three words more there cost canada.json,
+  /// an array per coordinate pair, 1.3%).
+  let keyedContainer: KeyedContainerMaker?
+
+  /// The same traits with `maker` kept (see `keyedContainer`).
+  private init(_ other: TypeTraits, keeping maker: KeyedContainerMaker) {
+    shape = other.shape
+    keyedContainer = maker
+    initialValues = other.initialValues
+    keyMappings = other.keyMappings
+  }
+
   /// Made for one decode: the decoder's key mappings, or initial values that may be objects
   /// each decode must get afresh. Every other type's traits are shared (`shared(_:)`).
   var belongsToOneDecode: Bool { keyMappings != nil || initialValues != nil }
 
   init(_ type: Any.Type, keyMappings: ModelKeyMappings? = nil) {
     self.keyMappings = keyMappings
+    keyedContainer = nil
     let special: Special?
     if let optional = type as? any DecodableOptional.Type {
       special = .optional(optional)
@@ -104,6 +119,15 @@ final class TypeTraits: @unchecked Sendable {
     let traits = TypeTraits(type)
     if !traits.belongsToOneDecode { sharedCache.keep(traits, for: id) }
     return traits
+  }
+
+  /// `traits` (shared ones, see `shared(_:)`) with `maker` kept, in place of `traits` in the
+  /// process-wide cache. The traits are immutable: a decode holding the old ones goes on with
+  /// them; two threads that both replace them store equal traits.
+  static func sharedKeeping(_ maker: KeyedContainerMaker, in traits: TypeTraits) -> TypeTraits {
+    let kept = TypeTraits(traits, keeping: maker)
+    sharedCache.keep(kept, for: kept.id)
+    return kept
   }
 
   private static let sharedCache = TraitTable()
