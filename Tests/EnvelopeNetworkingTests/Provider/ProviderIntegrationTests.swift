@@ -166,12 +166,22 @@ extension LoopbackAPI: Equatable {
     #expect(await store.refreshes == 1)
   }
 
+  /// The server holds its answer until the test lets it, so the call ends by its cancellation
+  /// only, however late a loaded machine gets to it. (It used `/slow` with a 1 s timeout and
+  /// cancelled after 100 ms: a cancellation more than a second late met the timeout instead.)
   @Test func cancellingTheTaskCancelsTheRequest() async throws {
-    let provider = self.provider
-    let task = Task { try await provider.response(.slow) }
-    try await Task.sleep(for: .milliseconds(100))
+    let id = uniqueID()
+    let task = Task { try await Provider<Route>(transport: wideTransport).response(heldRoute(id)) }
+    try await waitForHits("shared" + id, 1)  // the request is at the server
+    let cancelled = ContinuousClock.now
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
+    // The request itself went: the server saw its connection close, long before the request's
+    // own 30 s timeout would have closed it.
+    let hangUps = try await hits(of: "shared-aborted" + id, reaching: 1)
+    try await releaseShared(id)
+    #expect(hangUps == 1)
+    #expect(ContinuousClock.now - cancelled < .seconds(20))
   }
 }
 
