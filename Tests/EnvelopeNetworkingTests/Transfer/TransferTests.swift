@@ -94,9 +94,12 @@ struct Received: Decodable, Equatable { var received: Int; var contentType: Stri
       if events == 3 { break }  // ends the stream: the download is cancelled
     }
     #expect(events == 3)
-    // The session reports the cancellation asynchronously; the part file goes with it.
-    for _ in 0..<100 {
-      if (try FileManager.default.contentsOfDirectory(atPath: folder.path)).isEmpty { break }
+    // The session reports the cancellation asynchronously; the part file goes with it (30 s at
+    // most: 100 rounds of 20 ms, about 2 s, could pass first on a loaded machine).
+    let deadline = ContinuousClock.now + .seconds(30)
+    while try !FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty,
+      ContinuousClock.now < deadline
+    {
       try await Task.sleep(for: .milliseconds(20))
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
