@@ -23,6 +23,17 @@ actor SlowTokens {
   }
 }
 
+/// Counts the responses the calls received (`didReceive`, before the token plugin's `process`).
+final class ReceivedResponses: Plugin, @unchecked Sendable {
+  private let lock = NSLock()
+  private var received = 0
+  var count: Int { lock.withLock { received } }
+
+  func didReceive(_ result: Result<Response, ProviderError>, target: any TargetType) async {
+    lock.withLock { received += 1 }
+  }
+}
+
 @Suite(.serialized) struct RefreshCancellationTests {
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
@@ -34,12 +45,23 @@ actor SlowTokens {
   func aCallCancelledWhileWaitingForTheRefreshEndsAtOnce(_ calls: Int) async throws {
     let tokens = SlowTokens(seconds: 30)
     let plugin = AccessTokenPlugin(token: { await tokens.token }) { try await tokens.refresh() }
-    let provider = Provider<AuthTarget>(plugins: [plugin])
+    let received = ReceivedResponses()
+    let provider = Provider<AuthTarget>(plugins: [received, plugin])
     let tasks = (0..<calls).map { _ in
       Task { try await provider.request(AuthTarget(), as: User.self) }
     }
-    // Every call has had its 401 and waits for the refresh.
-    while await tokens.refreshes == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    // Every call has had its 401 (30 s at most) and waits for the refresh. (A fixed 200 ms after
+    // the refresh started let a loaded machine cancel calls still sending their first request:
+    // the test passed without a call cancelled while it waited.) The 200 ms left are for the
+    // last one to get from its 401 to the wait; a call cancelled just before ends the same way.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+      let started = await tokens.refreshes > 0
+      if started && received.count == calls { break }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    let refreshes = await tokens.refreshes
+    try #require(received.count == calls && refreshes == 1)
     try await Task.sleep(for: .milliseconds(200))
     let clock = ContinuousClock()
     let cancelled = clock.now
