@@ -27,9 +27,11 @@ import Testing
     return folder
   }
 
-  /// Waits a little for callbacks the session delivers on its own queue after the result.
+  /// Waits for callbacks the session delivers on its own queue after the result, 30 s at most
+  /// (100 rounds of 10 ms, about a second, could pass before a loaded machine ran that queue).
   func settle(_ delegate: CountingDelegate, _ name: String, atLeast count: Int) async throws {
-    for _ in 0..<100 where delegate.count(name) < count {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while delegate.count(name) < count, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
   }
