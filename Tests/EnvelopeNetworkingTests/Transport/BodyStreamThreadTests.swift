@@ -34,6 +34,32 @@ private final class FedPipe: @unchecked Sendable {
   }
 }
 
+/// A stream that tells when its reader first asks it for bytes, reading `base`.
+private final class WatchedStream: InputStream {
+  private let base: InputStream
+  private let lock = NSLock()
+  private var reads = 0
+
+  /// Whether a reader has asked for bytes.
+  var asked: Bool { lock.withLock { reads > 0 } }
+
+  init(_ base: InputStream) {
+    self.base = base
+    super.init(data: Data())
+  }
+
+  override func open() { base.open() }
+  override func close() { base.close() }
+  override var streamStatus: Stream.Status { base.streamStatus }
+  override var streamError: (any Error)? { base.streamError }
+  override var hasBytesAvailable: Bool { base.hasBytesAvailable }
+
+  override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+    lock.withLock { reads += 1 }
+    return base.read(buffer, maxLength: len)
+  }
+}
+
 /// A body given as `httpBodyStream` is read (whole, so that a 307 or 308 sends it again) on a
 /// thread of its own, not on one of the Swift concurrency pool: a producer that is a task
 /// (writing a pipe the stream reads) runs while the requests it feeds wait, however many there
@@ -90,17 +116,26 @@ private final class FedPipe: @unchecked Sendable {
     let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/echo"))
     let pipe = FedPipe()
     defer { pipe.close() }  // the reader thread ends with the pipe
+    let stream = WatchedStream(try #require(pipe.stream))
     var request = URLRequest(url: url, timeoutInterval: 60)
     request.httpMethod = "POST"
-    request.httpBodyStream = pipe.stream
+    request.httpBodyStream = stream
     let sent = request
     let call = Task { try await URLSessionTransport().send(sent) }
-    try await Task.sleep(for: .milliseconds(200))
+    // Cancelled once the reader waits for the producer (a fixed 200 ms let a loaded machine
+    // cancel the call before it read: the test passed without a wait to end).
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !stream.asked, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    try #require(stream.asked, "the body stream was never read")
     call.cancel()
-    let (outcome, took) = try await timed(limit: .seconds(10)) {
+    // At once, by the cancellation: the producer never writes, and the request's timeout is a
+    // minute. (The bounds were 5 s and a 10 s limit.)
+    let (outcome, took) = try await timed(limit: .seconds(50)) {
       await Result { try await call.value }
     }
-    #expect(took < .seconds(5))
+    #expect(took < .seconds(20))
     guard case .failure(let error) = outcome else {
       Issue.record("sent without a body")
       return
