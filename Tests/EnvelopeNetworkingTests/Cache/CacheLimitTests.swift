@@ -278,16 +278,15 @@ struct KeyedTarget: TargetType {
       return count
     }
     try await waitForHits("shared" + id, 1)  // the request is at the server
-    let cancelled = ContinuousClock.now
     consumer.cancel()
     // The stream ends with no value (AsyncThrowingStream ends iteration quietly), and the
-    // consumer's cancellation reaches the request: the server sees its connection close, long
-    // before the request's own 30 s timeout would close it.
+    // consumer's cancellation reaches the request: the server sees its connection close, which
+    // nothing but the cancellation does before the server answers (see heldRoute). (The old
+    // bound, under 2.5 s from the start, is that proof read off a clock.)
     #expect(try await consumer.value == 0)
     let hangUps = try await hits(of: "shared-aborted" + id, reaching: 1)
     try await releaseShared(id)
     #expect(hangUps == 1)
-    #expect(ContinuousClock.now - cancelled < .seconds(20))
   }
 
   @Test func aServerThatIsDownGivesTheCachedValueThenTheError() async throws {

@@ -299,21 +299,20 @@ struct PostedRoute: TargetType {
     let id = uniqueID()
     let provider = Provider<Route>(transport: wideTransport)
     var route = Route.plain("/pages", ["id": id, "hold": "1"])
-    route.timeout = 30
+    route.timeout = 600  // longer than the server's hold (60 s): only a cancellation hangs up
     let held = route
     let consumer = Task {
       await collect(provider.pages(held, as: [Item].self, at: "items")).error
     }
     try await waitForHits("pages" + id, 1)  // page 1 is at the server
-    let cancelled = ContinuousClock.now
     consumer.cancel()
     let error = await consumer.value
     #expect(error is CancellationError, "\(String(describing: error))")
-    // The page's request went with it: the server saw its connection close, long before the
-    // request's own 30 s timeout would have closed it.
+    // The page's request went with it: the server saw its connection close, which nothing but
+    // the cancellation does before the server answers. (The old bound, under 2.5 s from the
+    // start, is that proof read off a clock.)
     let hangUps = try await hits(of: "pages-aborted" + id, reaching: 1)
     _ = try await provider.request(Route("/pages/release", ["id": id]), as: SharedCount.self)
     #expect(hangUps == 1)
-    #expect(ContinuousClock.now - cancelled < .seconds(20))
   }
 }

@@ -173,15 +173,13 @@ extension LoopbackAPI: Equatable {
     let id = uniqueID()
     let task = Task { try await Provider<Route>(transport: wideTransport).response(heldRoute(id)) }
     try await waitForHits("shared" + id, 1)  // the request is at the server
-    let cancelled = ContinuousClock.now
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    // The request itself went: the server saw its connection close, long before the request's
-    // own 30 s timeout would have closed it.
+    // The request itself went: the server saw its connection close, which nothing but the
+    // cancellation does before the server answers (see heldRoute).
     let hangUps = try await hits(of: "shared-aborted" + id, reaching: 1)
     try await releaseShared(id)
     #expect(hangUps == 1)
-    #expect(ContinuousClock.now - cancelled < .seconds(20))
   }
 }
 
