@@ -168,10 +168,13 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/bytes":
             # n bytes in 64 KB chunks, with an optional pause between chunks (seconds). With an
             # `id`, a client that goes before the last byte is counted as `disconnect-<id>`, a
-            # body sent whole as `bytes-done-<id>` (see /count).
+            # body sent whole as `bytes-done-<id>` (see /count). With `hold` (and an id), the
+            # body stops after `hold` bytes until /bytes/release?id= comes (60 s at most) or the
+            # client goes: a client too busy to stop in time cannot have it all.
             query = dict(parse_qsl(url.query))
             n, pause = int(query.get("n", "0")), float(query.get("pause", "0"))
             ident = query.get("id")
+            hold = int(query.get("hold", "-1")) if ident is not None else -1
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(n))
@@ -183,6 +186,12 @@ class Handler(BaseHTTPRequestHandler):
                     self.wfile.write(piece)
                     self.wfile.flush()
                     sent += len(piece)
+                    if 0 <= hold <= sent:
+                        hold = -1
+                        with COUNTER_LOCK:
+                            gate = GATES.setdefault("bytes" + ident, threading.Event())
+                        if not self.wait_unless_closed(60, gate):
+                            raise BrokenPipeError()
                     if pause:
                         time.sleep(pause)
             except (BrokenPipeError, ConnectionResetError):
@@ -306,6 +315,10 @@ class Handler(BaseHTTPRequestHandler):
                 links.append('<%s>; title="page, next; more"; REL="Next"' % target)
             links.append('<%s>; rel=last' % at(last))
             self.send(200, body, headers=[("Link", ", ".join(links))])
+        elif route == "/bytes/release":
+            with COUNTER_LOCK:
+                GATES.setdefault("bytes" + dict(parse_qsl(url.query)).get("id", ""), threading.Event()).set()
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}})
         elif route == "/pages/release":
             with COUNTER_LOCK:
                 GATES.setdefault("pages" + dict(parse_qsl(url.query)).get("id", ""), threading.Event()).set()

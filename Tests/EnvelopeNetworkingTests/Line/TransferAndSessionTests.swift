@@ -28,9 +28,12 @@ func transferLeftovers(in folder: URL = FileManager.default.temporaryDirectory) 
     let size = 20 << 20
     let id = uniqueID()
     var received: Int64 = 0
-    // 64 KB every 5 ms: 20 MB would take about 1.6 s.
+    // 64 KB every 5 ms: 20 MB would take about 1.6 s. The server stops after 3 MB until the
+    // client goes (or 60 s): a loaded run that holds every thread of the concurrency pool for
+    // minutes kept this loop from breaking while the whole body arrived.
     for try await event in Provider<Route>().download(
-      Route("/bytes", ["n": "\(size)", "pause": "0.005", "id": id]), to: file)
+      Route("/bytes", ["n": "\(size)", "pause": "0.005", "id": id, "hold": "\(3 << 20)"]),
+      to: file)
     {
       if case .progress(let completed, _) = event, completed >= 2 << 20 {
         received = completed
@@ -60,7 +63,8 @@ func transferLeftovers(in folder: URL = FileManager.default.temporaryDirectory) 
     let id = uniqueID()
     let consumer = Task {
       for try await event in Provider<Route>().download(
-        Route("/bytes", ["n": "\(20 << 20)", "pause": "0.005", "id": id]), to: file)
+        Route("/bytes", ["n": "\(20 << 20)", "pause": "0.005", "id": id, "hold": "\(1 << 20)"]),
+        to: file)
       {
         if case .progress = event { started.add("progress") }
       }
