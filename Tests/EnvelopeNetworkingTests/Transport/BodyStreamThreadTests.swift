@@ -79,13 +79,14 @@ private final class WatchedStream: InputStream {
     let pipes = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in FedPipe() }
     // Outside the concurrency pool: should every thread of the pool wait on a pipe, the
     // producers never run and only this ends the bodies (short). Long, so that a pool kept busy
-    // by the other tests of a full run only slows the producers down.
-    DispatchQueue.global().asyncAfter(deadline: .now() + 120) { pipes.forEach { $0.close() } }
+    // by the other tests of a full run only slows the producers down (a loaded run held it
+    // past 120 s, which this was, and the bodies came short).
+    DispatchQueue.global().asyncAfter(deadline: .now() + 240) { pipes.forEach { $0.close() } }
     let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
       for pipe in pipes {
         let stream = try #require(pipe.stream)
         group.addTask {
-          var request = URLRequest(url: url, timeoutInterval: 180)
+          var request = URLRequest(url: url, timeoutInterval: 300)
           request.httpMethod = "POST"
           request.httpBodyStream = stream
           let text = String(

@@ -79,7 +79,9 @@ import Testing
     var challenge = Route("/challenge", ["scheme": "basic"])
     challenge.timeout = 5
     let route = challenge
-    let (error, _) = try await timed(limit: .seconds(30)) {  // a hang: transfers have no timeout
+    // A hang: transfers have no timeout. 100 s, not 30: a full run on a loaded machine held the
+    // concurrency pool past 30 s, and this failed with `Overran`.
+    let (error, _) = try await timed(limit: .seconds(100)) {
       do {
         for try await _ in provider.download(
           UploadRoute(route: route, task: .plain), to: folder.appendingPathComponent("c.bin"))
