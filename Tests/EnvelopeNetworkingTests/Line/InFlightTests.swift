@@ -61,7 +61,7 @@ func releaseShared(_ id: String) async throws {
     Route("/shared/release", ["id": id]), as: SharedCount.self)
 }
 
-/// Waits until the server has seen `count` requests of `key` (at most 30 s: a loaded machine
+/// Waits until the server has seen `count` requests of `key` (`poll`'s rounds at most: a loaded machine
 /// may take seconds to send one).
 func waitForHits(
   _ key: String, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation
@@ -69,12 +69,9 @@ func waitForHits(
   try #require(try await hits(of: key, reaching: count) >= count, sourceLocation: sourceLocation)
 }
 
-/// How often the server saw `key` once that is `count`, or after 30 s.
+/// How often the server saw `key` once that is `count`, or after `poll`'s rounds.
 func hits(of key: String, reaching count: Int) async throws -> Int {
-  let deadline = ContinuousClock.now + .seconds(30)
-  while try await sharedHits(key) < count, ContinuousClock.now < deadline {
-    try await Task.sleep(for: .milliseconds(20))
-  }
+  _ = try await poll { try await sharedHits(key) >= count }
   return try await sharedHits(key)
 }
 
@@ -95,13 +92,13 @@ enum SignedIn {
     (provider.line as? InFlightTransport)?.flights.count
   }
 
-  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 30 s).
+  /// Waits until `count` callers wait for the provider's exchanges in flight (`poll`'s rounds at most).
   func waitForCallers(_ provider: Provider<Route>, _ count: Int) async throws {
     let callers = try await callers(of: provider, reaching: count)
     try #require(callers == count)
   }
 
-  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 30 s),
+  /// Waits until `count` callers wait for the provider's exchanges in flight (`poll`'s rounds at most),
   /// then lets the gated `/shared` requests of `id` answer: when the wait fails too, so that
   /// they do not hold their connections for a minute.
   func release(
@@ -112,13 +109,10 @@ enum SignedIn {
     try #require(callers == count)
   }
 
-  /// How many callers wait for the provider's exchanges once they are `count`, or after 30 s.
+  /// How many callers wait for the provider's exchanges once they are `count`, or after `poll`'s rounds.
   private func callers(of provider: Provider<Route>, reaching count: Int) async throws -> Int {
     let flights = try #require((provider.line as? InFlightTransport)?.flights)
-    let deadline = ContinuousClock.now + .seconds(30)
-    while flights.callers < count, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll { flights.callers >= count }
     return flights.callers
   }
 

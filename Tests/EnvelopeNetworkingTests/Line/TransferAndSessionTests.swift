@@ -47,7 +47,7 @@ func transferLeftovers(in folder: URL = FileManager.default.temporaryDirectory) 
     #expect(try await stoppedEarly(id))
     #expect(!FileManager.default.fileExists(atPath: file.path))
     // The part file goes when the cancelled task completes, which a loaded machine (every suite
-    // at once on two cores) can put off: wait for it, up to 30 s.
+    // at once on two cores) can put off: wait for it, for `poll`'s rounds.
     try await waitForCleanUp(folder, before: before)
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     #expect(transferLeftovers().subtracting(before).isEmpty)
@@ -85,30 +85,26 @@ func transferLeftovers(in folder: URL = FileManager.default.temporaryDirectory) 
   }
 
   /// Whether the server saw the `/bytes` download of `id` go before its last byte: waits for
-  /// it to say how the body ended (30 s at most, then asks once more: a full run can hold every
-  /// thread of the concurrency pool for minutes, and the deadline passes while this waits for
-  /// one).
+  /// it to say how the body ended (`poll`'s rounds at most).
   func stoppedEarly(_ id: String) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while true {
-      let (gone, done) = (
-        try await hits("disconnect-" + id).count, try await hits("bytes-done-" + id).count
-      )
-      if gone + done > 0 || ContinuousClock.now >= deadline { return gone == 1 && done == 0 }
-      try await Task.sleep(for: .milliseconds(20))
+    func ends() async throws -> (gone: Int, done: Int) {
+      (try await hits("disconnect-" + id).count, try await hits("bytes-done-" + id).count)
     }
+    _ = try await poll {
+      let (gone, done) = try await ends()
+      return gone + done > 0
+    }
+    let (gone, done) = try await ends()
+    return gone == 1 && done == 0
   }
 
   /// Waits until `folder` is empty and the temporary folder has no transfer file that was not
-  /// there `before` (30 s at most): a cancelled task's files go when it completes, after its
+  /// there `before` (`poll`'s rounds at most): a cancelled task's files go when it completes, after its
   /// consumer, and a download of another suite running beside this one has its own for a while.
   func waitForCleanUp(_ folder: URL, before: Set<String>) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while try !FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty
-      || !transferLeftovers().subtracting(before).isEmpty,
-      ContinuousClock.now < deadline
-    {
-      try await Task.sleep(for: .milliseconds(20))
+    _ = try await poll {
+      try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty
+        && transferLeftovers().subtracting(before).isEmpty
     }
   }
 }

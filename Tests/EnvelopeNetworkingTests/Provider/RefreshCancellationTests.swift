@@ -57,16 +57,11 @@ final class ReceivedResponses: Plugin, @unchecked Sendable {
     let tasks = (0..<calls).map { _ in
       Task { try await provider.request(AuthTarget(), as: User.self) }
     }
-    // Every call has had its 401 (30 s at most) and waits for the refresh. (A fixed 200 ms after
+    // Every call has had its 401 (`poll`'s rounds at most) and waits for the refresh. (A fixed 200 ms after
     // the refresh started let a loaded machine cancel calls still sending their first request:
     // the test passed without a call cancelled while it waited.) The 200 ms left are for the
     // last one to get from its 401 to the wait; a call cancelled just before ends the same way.
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      let started = await tokens.refreshes > 0
-      if started && received.count == calls { break }
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll { await tokens.refreshes > 0 && received.count == calls }
     let refreshes = await tokens.refreshes
     try #require(received.count == calls && refreshes == 1)
     try await Task.sleep(for: .milliseconds(200))

@@ -84,16 +84,12 @@ struct Scripted: TargetType {
 
 @Suite struct StreamEdgeTests {
   /// Waits until `condition` holds (a plugin hears a stream's end from a task of its own when
-  /// the loop is left), 30 s at most, and requires it. (It gave up quietly after 200 rounds of
+  /// the loop is left), `poll`'s rounds at most, and requires it. (It gave up quietly after 200 rounds of
   /// 10 ms: about 2 s, which a loaded machine can take to run that task.)
   func eventually(
     _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !condition(), ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    try #require(condition(), sourceLocation: sourceLocation)
+    try #require(await poll { condition() }, sourceLocation: sourceLocation)
   }
 
   // MARK: - Probes

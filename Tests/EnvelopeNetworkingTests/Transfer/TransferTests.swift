@@ -96,12 +96,7 @@ struct Received: Decodable, Equatable { var received: Int; var contentType: Stri
     #expect(events == 3)
     // The session reports the cancellation asynchronously; the part file goes with it (30 s at
     // most: 100 rounds of 20 ms, about 2 s, could pass first on a loaded machine).
-    let deadline = ContinuousClock.now + .seconds(30)
-    while try !FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty,
-      ContinuousClock.now < deadline
-    {
-      try await Task.sleep(for: .milliseconds(20))
-    }
+    _ = try await poll { try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty }
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
   }
 

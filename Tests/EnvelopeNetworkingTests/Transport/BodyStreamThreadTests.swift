@@ -125,11 +125,7 @@ private final class WatchedStream: InputStream {
     let call = Task { try await URLSessionTransport().send(sent) }
     // Cancelled once the reader waits for the producer (a fixed 200 ms let a loaded machine
     // cancel the call before it read: the test passed without a wait to end).
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !stream.asked, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
-    try #require(stream.asked, "the body stream was never read")
+    try #require(await poll { stream.asked }, "the body stream was never read")
     call.cancel()
     // At once, by the cancellation: the producer never writes, and the request's timeout is a
     // minute. (The bounds were 5 s and a 10 s limit.)

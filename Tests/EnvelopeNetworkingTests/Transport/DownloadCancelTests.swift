@@ -16,13 +16,10 @@ import Testing
 /// late on a loaded machine saw the download finish.)
 @Suite struct DownloadCancelTests {
   /// The folder holds `copy.bin` alone once the transfer has cleaned up after itself (it ends
-  /// after its consumer), or after 30 s.
+  /// after its consumer), or after `poll`'s rounds.
   func settledContents(_ folder: URL) async throws -> [String] {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while try FileManager.default.contentsOfDirectory(atPath: folder.path) != ["copy.bin"],
-      ContinuousClock.now < deadline
-    {
-      try await Task.sleep(for: .milliseconds(20))
+    _ = try await poll {
+      try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["copy.bin"]
     }
     return try FileManager.default.contentsOfDirectory(atPath: folder.path)
   }

@@ -27,13 +27,10 @@ import Testing
     return folder
   }
 
-  /// Waits for callbacks the session delivers on its own queue after the result, 30 s at most
+  /// Waits for callbacks the session delivers on its own queue after the result, `poll`'s rounds at most
   /// (100 rounds of 10 ms, about a second, could pass before a loaded machine ran that queue).
   func settle(_ delegate: CountingDelegate, _ name: String, atLeast count: Int) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while delegate.count(name) < count, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll { delegate.count(name) >= count }
   }
 
   @Test func theSessionsDelegateSeesADownload() async throws {
