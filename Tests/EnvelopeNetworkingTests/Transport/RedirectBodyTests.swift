@@ -52,6 +52,10 @@ struct EchoSeen: Decodable, Sendable {
     var route = Route("/redirect", ["status": "\(status)", "to": target])
     route.method = HTTPMethod(rawValue: method)
     route.headers = ["Authorization": "Bearer planted-token", "X-Trace": "kept"]
+    // Only a hang's bound: the transport sends a 307 or 308's hop itself, a turn of the
+    // concurrency pool each, and a loaded full run held the pool past the 10 s this was
+    // (`.timedOut` in three tests of this suite).
+    route.timeout = 60
     return UploadRoute(
       route: route, task: .data(Data(body.utf8), contentType: "application/x-www-form-urlencoded"))
   }
