@@ -18,7 +18,10 @@ struct RotationTarget: TargetType {
   var method: HTTPMethod = .get
   var task: RequestTask = .plain
   var authorization: AuthorizationType = .bearer
-  var timeout: TimeInterval { 5 }
+  // Only a hang's bound: a call waits in the default session's queue (six connections to a
+  // host) behind the calls of every suite running beside it, which on a loaded machine can take
+  // longer than the 5 s this was.
+  var timeout: TimeInterval { 30 }
 
   static func login(_ base: URL, password: String) -> RotationTarget {
     RotationTarget(

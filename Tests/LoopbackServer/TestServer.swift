@@ -3,7 +3,8 @@ import Foundation
 /// The loopback HTTP server of `server.py` (Python's standard library only), for tests.
 ///
 /// It binds 127.0.0.1 on a free port and stops when `stop()` is called, when the test process
-/// exits (its standard input closes), or after 300 seconds, whichever comes first.
+/// exits (its standard input closes), or when no request has come for 300 seconds, whichever
+/// comes first (an idle limit: a full run on a loaded machine may last longer than that).
 public final class TestServer: @unchecked Sendable {
   /// The port the server listens on.
   public let port: Int

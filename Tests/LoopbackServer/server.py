@@ -2,7 +2,8 @@
 """Loopback HTTP server for the integration tests (standard library only).
 
 Binds 127.0.0.1 on a free port, prints the port, and serves until its standard input closes
-(the test process exits) or 300 seconds pass, so it always stops by itself.
+(the test process exits) or no request has come for 300 seconds, so it always stops by itself
+(an idle limit, not a lifetime: a full test run on a loaded machine may take minutes).
 """
 import json
 import os
@@ -22,6 +23,8 @@ ROTATION = {"access": set(), "refresh": set(), "serial": 0}
 ROTATION_PASSWORD = "kiwi"
 COUNTER = {"value": 0}
 COUNTER_LOCK = threading.Lock()
+LAST_REQUEST = {"at": time.monotonic()}  # when the latest request came (the idle limit)
+IDLE_LIMIT = 300
 SEEN = set()
 HITS = {}  # key -> {"count": n, "conditional": m}
 GATES = {}  # /stream/gate id, or "shared" + a gated /shared id -> threading.Event
@@ -92,6 +95,7 @@ class Handler(BaseHTTPRequestHandler):
             self.rfile.readline()  # the CRLF after the chunk
 
     def handle_any(self):
+        LAST_REQUEST["at"] = time.monotonic()
         url = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         streamed = url.path == "/upload"  # read in chunks by its route, never whole
@@ -162,20 +166,41 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.send(500, b"busy", "text/plain")
         elif route == "/bytes":
-            # n bytes in 64 KB chunks, with an optional pause between chunks (seconds).
+            # n bytes in 64 KB chunks, with an optional pause between chunks (seconds). With an
+            # `id`, a client that goes before the last byte is counted as `disconnect-<id>`, a
+            # body sent whole as `bytes-done-<id>` (see /count). With `hold` (and an id), the
+            # body stops after `hold` bytes until /bytes/release?id= comes (60 s at most) or the
+            # client goes: a client too busy to stop in time cannot have it all.
             query = dict(parse_qsl(url.query))
             n, pause = int(query.get("n", "0")), float(query.get("pause", "0"))
+            ident = query.get("id")
+            hold = int(query.get("hold", "-1")) if ident is not None else -1
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(n))
             self.end_headers()
             chunk, sent = b"x" * 65536, 0
-            while sent < n:
-                piece = chunk[:min(len(chunk), n - sent)]
-                self.wfile.write(piece)
-                sent += len(piece)
-                if pause:
-                    time.sleep(pause)
+            try:
+                while sent < n:
+                    piece = chunk[:min(len(chunk), n - sent)]
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                    sent += len(piece)
+                    if 0 <= hold <= sent:
+                        hold = -1
+                        with COUNTER_LOCK:
+                            gate = GATES.setdefault("bytes" + ident, threading.Event())
+                        if not self.wait_unless_closed(60, gate):
+                            raise BrokenPipeError()
+                    if pause:
+                        time.sleep(pause)
+            except (BrokenPipeError, ConnectionResetError):
+                if ident is not None:
+                    hit("disconnect-" + ident)
+                self.close_connection = True
+                return
+            if ident is not None:
+                hit("bytes-done-" + ident)
         elif route == "/repeat":
             self.repeat(dict(parse_qsl(url.query)))
         elif route.startswith("/stream/"):
@@ -236,12 +261,21 @@ class Handler(BaseHTTPRequestHandler):
             # query but the names listed in `omit` (comma-separated), as a server that writes its
             # own links does. The page also says which `api_key` query item, method, body and
             # Content-Type it got.
-            # Page `fail` answers 500, page `flaky` 503 the first time; page `slow` waits 3 s first.
+            # Page `fail` answers 500, page `flaky` 503 the first time; page `slow` waits 3 s first;
+            # page `hold` waits (60 s at most) for /pages/release of the id, and counts
+            # ("pages-aborted" + id) a client that hangs up before.
             query = dict(parse_qsl(url.query))
             hit("pages" + query.get("id", ""))
             page, per, total = int(query.get("page", "1")), int(query.get("per", "10")), int(query.get("total", "23"))
             if query.get("slow") == str(page):
                 time.sleep(3)
+            if query.get("hold") == str(page):
+                with COUNTER_LOCK:
+                    gate = GATES.setdefault("pages" + query.get("id", ""), threading.Event())
+                if not self.wait_unless_closed(60, gate):
+                    hit("pages-aborted" + query.get("id", ""))
+                    self.close_connection = True
+                    return
             if query.get("fail") == str(page):
                 self.send(500, b"page failed", "text/plain")
                 return
@@ -281,6 +315,14 @@ class Handler(BaseHTTPRequestHandler):
                 links.append('<%s>; title="page, next; more"; REL="Next"' % target)
             links.append('<%s>; rel=last' % at(last))
             self.send(200, body, headers=[("Link", ", ".join(links))])
+        elif route == "/bytes/release":
+            with COUNTER_LOCK:
+                GATES.setdefault("bytes" + dict(parse_qsl(url.query)).get("id", ""), threading.Event()).set()
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}})
+        elif route == "/pages/release":
+            with COUNTER_LOCK:
+                GATES.setdefault("pages" + dict(parse_qsl(url.query)).get("id", ""), threading.Event()).set()
+            self.send(200, {"code": 0, "msg": "ok", "data": {"count": 0}})
         elif route == "/cursor":
             # Five items a page, 12 in all, with the next page's cursor (null on the last).
             query = dict(parse_qsl(url.query))
@@ -675,9 +717,13 @@ def main():
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    deadline = threading.Timer(300, server.shutdown)
-    deadline.daemon = True
-    deadline.start()
+
+    def stop_when_idle():
+        while time.monotonic() - LAST_REQUEST["at"] < IDLE_LIMIT:
+            time.sleep(5)
+        server.shutdown()
+
+    threading.Thread(target=stop_when_idle, daemon=True).start()
     sys.stdin.read()  # returns when the test process closes the pipe or exits
     server.shutdown()
 

@@ -27,6 +27,17 @@ func sharedRoute(
   return route
 }
 
+/// `/shared` for `id`, held: the server answers only when `releaseShared(id)` comes (120 s at the
+/// latest), and counts a client that hangs up before as `shared-aborted<id>`. Its timeout (600
+/// s) is longer than the server's hold, so nothing but a cancellation closes its connection
+/// before the answer: a hang-up counted proves the cancellation reached the request, with no
+/// clock to read (a full run can hold every thread of the concurrency pool for a minute).
+func heldRoute(_ id: String) -> Route {
+  var route = sharedRoute(id, seconds: 120, gated: true)
+  route.timeout = 600
+  return route
+}
+
 /// A transport with a session of its own, wide enough for every call of a test at once: the
 /// timing of these tests does not depend on other suites' calls queued for the shared session's
 /// connections.
@@ -50,15 +61,18 @@ func releaseShared(_ id: String) async throws {
     Route("/shared/release", ["id": id]), as: SharedCount.self)
 }
 
-/// Waits until the server has seen `count` requests of `key` (at most 10 s).
+/// Waits until the server has seen `count` requests of `key` (`poll`'s rounds at most: a loaded machine
+/// may take seconds to send one).
 func waitForHits(
   _ key: String, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
-  let deadline = ContinuousClock.now + .seconds(10)
-  while try await sharedHits(key) < count, ContinuousClock.now < deadline {
-    try await Task.sleep(for: .milliseconds(20))
-  }
-  try #require(try await sharedHits(key) >= count, sourceLocation: sourceLocation)
+  try #require(try await hits(of: key, reaching: count) >= count, sourceLocation: sourceLocation)
+}
+
+/// How often the server saw `key` once that is `count`, or after `poll`'s rounds.
+func hits(of key: String, reaching count: Int) async throws -> Int {
+  _ = try await poll { try await sharedHits(key) >= count }
+  return try await sharedHits(key)
 }
 
 /// Who the cache entries (and shared exchanges) of a call belong to, in a test.
@@ -78,13 +92,13 @@ enum SignedIn {
     (provider.line as? InFlightTransport)?.flights.count
   }
 
-  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s).
+  /// Waits until `count` callers wait for the provider's exchanges in flight (`poll`'s rounds at most).
   func waitForCallers(_ provider: Provider<Route>, _ count: Int) async throws {
     let callers = try await callers(of: provider, reaching: count)
     try #require(callers == count)
   }
 
-  /// Waits until `count` callers wait for the provider's exchanges in flight (at most 10 s),
+  /// Waits until `count` callers wait for the provider's exchanges in flight (`poll`'s rounds at most),
   /// then lets the gated `/shared` requests of `id` answer: when the wait fails too, so that
   /// they do not hold their connections for a minute.
   func release(
@@ -95,13 +109,10 @@ enum SignedIn {
     try #require(callers == count)
   }
 
-  /// How many callers wait for the provider's exchanges once they are `count`, or after 10 s.
+  /// How many callers wait for the provider's exchanges once they are `count`, or after `poll`'s rounds.
   private func callers(of provider: Provider<Route>, reaching count: Int) async throws -> Int {
     let flights = try #require((provider.line as? InFlightTransport)?.flights)
-    let deadline = ContinuousClock.now + .seconds(10)
-    while flights.callers < count, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll { flights.callers >= count }
     return flights.callers
   }
 

@@ -45,6 +45,19 @@ func hits(_ key: String) async throws -> Hits {
   try await Provider<Route>().request(Route("/count", ["key": key]), as: Hits.self)
 }
 
+/// Whether `condition` holds, asked every 10 ms up to `rounds` times (3000: 30 s when the test
+/// runs freely). Rounds, not a deadline: a full run on a loaded machine can hold every thread
+/// of the concurrency pool for minutes, during which neither this wait nor what it waits for
+/// runs; a deadline passed then leaves the awaited work no turn, a round not taken is not
+/// spent.
+func poll(rounds: Int = 3000, _ condition: () async throws -> Bool) async rethrows -> Bool {
+  for _ in 0..<rounds {
+    if try await condition() { return true }
+    try? await Task.sleep(for: .milliseconds(10))
+  }
+  return try await condition()
+}
+
 /// A fresh name for server-side state and temporary folders.
 func uniqueID() -> String { UUID().uuidString }
 

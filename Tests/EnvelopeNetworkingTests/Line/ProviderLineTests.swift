@@ -329,8 +329,9 @@ struct SessionExpired: Error, Equatable { var message: String? }
     } catch ProviderError.status(let response) {
       #expect(response.statusCode == 429)
     }
-    // Far below the 30 s asked for (a loaded runner may take a while for the one request).
-    #expect(ContinuousClock.now - started < .seconds(10))
+    // Below the 30 s asked for, with room for a loaded runner that takes a while for the one
+    // request (it was 10 s; a wait for the 30 s would still be well past 25).
+    #expect(ContinuousClock.now - started < .seconds(25))
     #expect(try await hits("flaky" + id).count == 1)
   }
 }

@@ -87,10 +87,12 @@ struct StallingTransport: HTTPTransport {
   }
 
   /// The line's timeout stage ends a stream whose transport stalls between chunks, whatever
-  /// the transport (this one never ends by itself).
+  /// the transport (this one never ends by itself). The timeout also bounds the wait for the
+  /// first chunk, which a task must read ahead: 5 s, not 0.5, so that a loaded machine slow to
+  /// run that task does not time out before the first chunk ("timedOut after 0").
   @Test func theTimeoutStageAppliesBetweenChunks() async throws {
     var stalled = StreamTarget()
-    stalled.timeout = 0.5
+    stalled.timeout = 5
     let target = stalled
     let provider = Provider<StreamTarget>(transport: StallingTransport())
     let (outcome, _) = try await timed(limit: .seconds(100)) {

@@ -166,11 +166,20 @@ extension LoopbackAPI: Equatable {
     #expect(await store.refreshes == 1)
   }
 
+  /// The server holds its answer until the test lets it, so the call ends by its cancellation
+  /// only, however late a loaded machine gets to it. (It used `/slow` with a 1 s timeout and
+  /// cancelled after 100 ms: a cancellation more than a second late met the timeout instead.)
   @Test func cancellingTheTaskCancelsTheRequest() async throws {
-    let provider = self.provider
-    let task = Task { try await provider.response(.slow) }
-    try await Task.sleep(for: .milliseconds(100))
+    let id = uniqueID()
+    let task = Task { try await Provider<Route>(transport: wideTransport).response(heldRoute(id)) }
+    try await waitForHits("shared" + id, 1)  // the request is at the server
     task.cancel()
+    // The request itself went: the server sees its connection close, which nothing but the
+    // cancellation does before the server answers (see heldRoute). Asked before the call's
+    // end is awaited: a call that ended only when its request did would end when that closed.
+    let hangUps = try await hits(of: "shared-aborted" + id, reaching: 1)
+    try await releaseShared(id)
+    #expect(hangUps == 1)
     await #expect(throws: CancellationError.self) { try await task.value }
   }
 }

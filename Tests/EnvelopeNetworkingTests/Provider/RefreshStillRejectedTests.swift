@@ -9,15 +9,38 @@ import Testing
 #endif
 
 /// A token that refreshes to a new value the server still rejects (`/auth401` takes only
-/// `Bearer fresh`), counting refreshes.
+/// `Bearer fresh`), counting refreshes. The refresh ends once `sent` has seen `calls` requests
+/// go out (`poll`'s rounds at most): every call's first request then carries the token the refresh
+/// replaces, however late a loaded machine starts a call. (With a fixed 20 ms, a call whose
+/// first request went out after the refresh carried the new token, got its 401 and rightly
+/// refreshed again: two refreshes, the test failed.)
 actor RejectedTokens {
   var token = "stale-0"
   var refreshes = 0
+  let calls: Int
+  let sent: SentRequests
+
+  init(calls: Int, sent: SentRequests) {
+    self.calls = calls
+    self.sent = sent
+  }
 
   func refresh() async throws {
     refreshes += 1
-    try await Task.sleep(for: .milliseconds(20))
+    // Rounds, as `poll` counts them (a held concurrency pool spends none).
+    for _ in 0..<3000 where sent.count < calls { try? await Task.sleep(for: .milliseconds(10)) }
     token = "stale-\(refreshes)"
+  }
+}
+
+/// Counts the requests that go out (`willSend`, after every `prepare`).
+final class SentRequests: Plugin, @unchecked Sendable {
+  private let lock = NSLock()
+  private var sent = 0
+  var count: Int { lock.withLock { sent } }
+
+  func willSend(_ request: URLRequest, target: any TargetType) async {
+    lock.withLock { sent += 1 }
   }
 }
 
@@ -30,9 +53,10 @@ actor RejectedTokens {
   /// after one refresh, not a second one for the retry's 401 (each call refreshes at most once).
   @Test(arguments: [1, 8])
   func aTokenStillRejectedAfterItsRefreshIsRefreshedOncePerCall(_ calls: Int) async throws {
-    let tokens = RejectedTokens()
+    let sent = SentRequests()
+    let tokens = RejectedTokens(calls: calls, sent: sent)
     let plugin = AccessTokenPlugin(token: { await tokens.token }) { try await tokens.refresh() }
-    let provider = Provider<AuthTarget>(plugins: [plugin])
+    let provider = Provider<AuthTarget>(plugins: [plugin, sent])
     let statuses = await withTaskGroup(of: Int?.self) { group in
       for _ in 0..<calls {
         group.addTask {

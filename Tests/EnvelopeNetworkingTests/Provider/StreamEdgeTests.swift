@@ -84,9 +84,12 @@ struct Scripted: TargetType {
 
 @Suite struct StreamEdgeTests {
   /// Waits until `condition` holds (a plugin hears a stream's end from a task of its own when
-  /// the loop is left).
-  func eventually(_ condition: () -> Bool) async throws {
-    for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+  /// the loop is left), `poll`'s rounds at most, and requires it. (It gave up quietly after 200 rounds of
+  /// 10 ms: about 2 s, which a loaded machine can take to run that task.)
+  func eventually(
+    _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws {
+    try #require(await poll { condition() }, sourceLocation: sourceLocation)
   }
 
   // MARK: - Probes
@@ -314,6 +317,11 @@ struct Scripted: TargetType {
     let rows = seen.value
     #expect(rows == (whileWaitingForTheHead ? 0 : 1))
     #expect(error is CancellationError, "\(String(describing: error))")
+    // The end is heard from a task of its own: wait for it (a fixed 200 ms was not always
+    // enough), then a moment for a second one, which must not come.
+    try await eventually {
+      !hooks.summaries.isEmpty && (whileWaitingForTheHead || transport.bodiesClosed >= 1)
+    }
     try await Task.sleep(for: .milliseconds(200))
     let endings = hooks.summaries.map { summary -> String in
       if case .stopped = summary.ending { return "stopped" }

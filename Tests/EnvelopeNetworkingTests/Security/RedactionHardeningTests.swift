@@ -13,8 +13,9 @@ private let planted = "S3CR3TPLANTED"
 /// Hostile bodies of 256 KB: each redacts in linear time, and the secret planted in it stays
 /// hidden. Serialized, so that each is timed alone. The old scan took 49 s for 64 KB of one of
 /// these shapes (it grew with the square or the cube of the size); the linear one takes
-/// 0.3-1.3 s for 1 MB in a debug build on a loaded machine, so an 8 s bound at 256 KB tells the
-/// two apart with room for CI's load. Not 1 MB: these synchronous tests hold a thread of the
+/// 0.3-1.3 s for 1 MB in a debug build on a loaded machine, and up to 1.1 s for 256 KB in a full
+/// run beside five CPU-bound processes, so a 20 s bound at 256 KB (about 800 s for the old scan)
+/// tells the two apart with room for ten times that load. (It was 8 s.) Not 1 MB: these synchronous tests hold a thread of the
 /// two-wide cooperative pool, and at 1 MB they starved the loopback tests running beside them.
 @Suite(.serialized) struct RedactionTimeTests {
   /// Shapes that made the old scan quadratic or cubic, each about 256 KB, the secret at the end.
@@ -35,7 +36,7 @@ private let planted = "S3CR3TPLANTED"
     var text = ""
     let elapsed = clock.measure { text = Redaction.default.bodyText(data) }
     print("REDACTION-TIME \(shape.debugDescription) \(data.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(20), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 
@@ -46,7 +47,7 @@ private let planted = "S3CR3TPLANTED"
     var text = ""
     let elapsed = clock.measure { text = Redaction.default.query(query) }
     print("QUERY-TIME \(shape.debugDescription) \(query.utf8.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(20), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 
@@ -62,7 +63,7 @@ private let planted = "S3CR3TPLANTED"
     var text = ""
     let elapsed = clock.measure { text = error.description }
     print("PREVIEW-TIME \(shape.debugDescription) \(body.count) bytes: \(elapsed)")
-    #expect(elapsed < .seconds(8), "\(shape.debugDescription): \(elapsed)")
+    #expect(elapsed < .seconds(20), "\(shape.debugDescription): \(elapsed)")
     #expect(!text.contains(planted))
   }
 }

@@ -34,6 +34,32 @@ private final class FedPipe: @unchecked Sendable {
   }
 }
 
+/// A stream that tells when its reader first asks it for bytes, reading `base`.
+private final class WatchedStream: InputStream {
+  private let base: InputStream
+  private let lock = NSLock()
+  private var reads = 0
+
+  /// Whether a reader has asked for bytes.
+  var asked: Bool { lock.withLock { reads > 0 } }
+
+  init(_ base: InputStream) {
+    self.base = base
+    super.init(data: Data())
+  }
+
+  override func open() { base.open() }
+  override func close() { base.close() }
+  override var streamStatus: Stream.Status { base.streamStatus }
+  override var streamError: (any Error)? { base.streamError }
+  override var hasBytesAvailable: Bool { base.hasBytesAvailable }
+
+  override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+    lock.withLock { reads += 1 }
+    return base.read(buffer, maxLength: len)
+  }
+}
+
 /// A body given as `httpBodyStream` is read (whole, so that a 307 or 308 sends it again) on a
 /// thread of its own, not on one of the Swift concurrency pool: a producer that is a task
 /// (writing a pipe the stream reads) runs while the requests it feeds wait, however many there
@@ -53,13 +79,14 @@ private final class FedPipe: @unchecked Sendable {
     let pipes = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in FedPipe() }
     // Outside the concurrency pool: should every thread of the pool wait on a pipe, the
     // producers never run and only this ends the bodies (short). Long, so that a pool kept busy
-    // by the other tests of a full run only slows the producers down.
-    DispatchQueue.global().asyncAfter(deadline: .now() + 120) { pipes.forEach { $0.close() } }
+    // by the other tests of a full run only slows the producers down (a loaded run held it
+    // past 120 s, which this was, and the bodies came short).
+    DispatchQueue.global().asyncAfter(deadline: .now() + 240) { pipes.forEach { $0.close() } }
     let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
       for pipe in pipes {
         let stream = try #require(pipe.stream)
         group.addTask {
-          var request = URLRequest(url: url, timeoutInterval: 180)
+          var request = URLRequest(url: url, timeoutInterval: 300)
           request.httpMethod = "POST"
           request.httpBodyStream = stream
           let text = String(
@@ -90,17 +117,22 @@ private final class FedPipe: @unchecked Sendable {
     let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/echo"))
     let pipe = FedPipe()
     defer { pipe.close() }  // the reader thread ends with the pipe
+    let stream = WatchedStream(try #require(pipe.stream))
     var request = URLRequest(url: url, timeoutInterval: 60)
     request.httpMethod = "POST"
-    request.httpBodyStream = pipe.stream
+    request.httpBodyStream = stream
     let sent = request
     let call = Task { try await URLSessionTransport().send(sent) }
-    try await Task.sleep(for: .milliseconds(200))
+    // Cancelled once the reader waits for the producer (a fixed 200 ms let a loaded machine
+    // cancel the call before it read: the test passed without a wait to end).
+    try #require(await poll { stream.asked }, "the body stream was never read")
     call.cancel()
-    let (outcome, took) = try await timed(limit: .seconds(10)) {
+    // At once, by the cancellation: the producer never writes, and the request's timeout is a
+    // minute. (The bounds were 5 s and a 10 s limit.)
+    let (outcome, took) = try await timed(limit: .seconds(50)) {
       await Result { try await call.value }
     }
-    #expect(took < .seconds(5))
+    #expect(took < .seconds(20))
     guard case .failure(let error) = outcome else {
       Issue.record("sent without a body")
       return

@@ -44,11 +44,9 @@ import Testing
         #expect(outcome == -1 || outcome == (fails ? -2 : 200), "round \(round): \(outcome)")
       }
     }
-    // A cancelled exchange ends on its own task: give the last one a moment.
-    let deadline = ContinuousClock.now + .seconds(5)
-    while flights.count > 0, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
+    // A cancelled exchange ends on its own task: give the last one a moment (`poll`'s rounds at most, for
+    // a loaded machine slow to run that task).
+    _ = await poll { flights.count == 0 }
     #expect(flights.count == 0)
     #expect(flights.callers == 0)
   }

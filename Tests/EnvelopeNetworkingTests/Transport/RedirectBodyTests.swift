@@ -52,6 +52,10 @@ struct EchoSeen: Decodable, Sendable {
     var route = Route("/redirect", ["status": "\(status)", "to": target])
     route.method = HTTPMethod(rawValue: method)
     route.headers = ["Authorization": "Bearer planted-token", "X-Trace": "kept"]
+    // Only a hang's bound: the transport sends a 307 or 308's hop itself, a turn of the
+    // concurrency pool each, and a loaded full run held the pool past the 10 s this was
+    // (`.timedOut` in three tests of this suite).
+    route.timeout = 60
     return UploadRoute(
       route: route, task: .data(Data(body.utf8), contentType: "application/x-www-form-urlencoded"))
   }
@@ -94,6 +98,9 @@ struct EchoSeen: Decodable, Sendable {
   @Test func aRedirectLoopEndsWithTooManyRedirects() async throws {
     var route = Route("/loop", ["status": "307"])
     route.method = .post
+    // 21 round trips: the route's 10 s ran out first in a full run on a loaded machine
+    // (`.timedOut`, not `.httpTooManyRedirects`).
+    route.timeout = 60
     let loop = UploadRoute(route: route, task: .data(Data("x".utf8), contentType: "text/plain"))
     do {
       let response = try await Provider<UploadRoute>().response(loop)

@@ -27,11 +27,10 @@ import Testing
     return folder
   }
 
-  /// Waits a little for callbacks the session delivers on its own queue after the result.
+  /// Waits for callbacks the session delivers on its own queue after the result, `poll`'s rounds at most
+  /// (100 rounds of 10 ms, about a second, could pass before a loaded machine ran that queue).
   func settle(_ delegate: CountingDelegate, _ name: String, atLeast count: Int) async throws {
-    for _ in 0..<100 where delegate.count(name) < count {
-      try await Task.sleep(for: .milliseconds(10))
-    }
+    _ = await poll { delegate.count(name) >= count }
   }
 
   @Test func theSessionsDelegateSeesADownload() async throws {
@@ -77,7 +76,9 @@ import Testing
     var challenge = Route("/challenge", ["scheme": "basic"])
     challenge.timeout = 5
     let route = challenge
-    let (error, _) = try await timed(limit: .seconds(30)) {  // a hang: transfers have no timeout
+    // A hang: transfers have no timeout. 100 s, not 30: a full run on a loaded machine held the
+    // concurrency pool past 30 s, and this failed with `Overran`.
+    let (error, _) = try await timed(limit: .seconds(100)) {
       do {
         for try await _ in provider.download(
           UploadRoute(route: route, task: .plain), to: folder.appendingPathComponent("c.bin"))

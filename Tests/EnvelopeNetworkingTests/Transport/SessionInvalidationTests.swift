@@ -19,7 +19,12 @@ import Testing
       let url = server.baseURL.appendingPathComponent("echo")
       _ = try await transport.send(URLRequest(url: url))
       if cancelling { session.invalidateAndCancel() } else { session.finishTasksAndInvalidate() }
-      try await Task.sleep(for: .milliseconds(50))  // finishTasksAndInvalidate marks it later
+      // finishTasksAndInvalidate marks the session on its work queue, later: `getAllTasks` answers
+      // from that serial queue, so once it has, the mark is made. (A fixed 50 ms was a guess a
+      // loaded machine could miss.)
+      await withCheckedContinuation { continuation in
+        session.getAllTasks { _ in continuation.resume() }
+      }
       do {
         let (_, response) = try await transport.send(URLRequest(url: url))
         Issue.record("a request went out through an invalidated session: \(response.statusCode)")

@@ -90,12 +90,13 @@ import Testing
   }
 
   /// A server that stalls after the first chunk ends the body with `.timedOut` after the
-  /// request's timeout (1 s), long before it would go on (200 s).
+  /// request's timeout (5 s), long before it would go on (200 s). The timeout bounds the waits
+  /// for the head and the first chunk too: 1 s let a loaded machine time out before them.
   @Test func aStalledServerTimesOutBetweenChunks() async throws {
     let transport = URLSessionTransport()
     let (outcome, _) = try await timed(limit: .seconds(100)) {
       let streamed = try await transport.stream(
-        try request("/stream/stall?seconds=200", timeout: 1))
+        try request("/stream/stall?seconds=200", timeout: 5))
       var chunks = 0
       do {
         for try await _ in streamed.body { chunks += 1 }
@@ -107,17 +108,17 @@ import Testing
     #expect(outcome == "timedOut after 1 chunks")
   }
 
-  /// A slow steady stream (a chunk every 0.4 s for about 3.2 s) runs longer than the 2 s timeout
-  /// without timing out: the timeout bounds each wait, not the transfer (five times the gap, for
-  /// a busy machine).
+  /// A slow steady stream (a chunk every 0.3 s for about 3.6 s) runs longer than the 3 s timeout
+  /// without timing out: the timeout bounds each wait, not the transfer (ten times the gap, so
+  /// that a busy machine may deliver a chunk late; it was 0.4 s against 2 s, five times).
   @Test func aSlowSteadyStreamOutlastsTheTimeout() async throws {
     let transport = URLSessionTransport()
     let streamed = try await transport.stream(
-      try request("/stream/chunks?n=9&size=20&pause=0.4", timeout: 2))
+      try request("/stream/chunks?n=13&size=20&pause=0.3", timeout: 3))
     let start = ContinuousClock.now
     let body = try await streamed.body.collect()
-    #expect(body.count == 9 * 20)
-    #expect(ContinuousClock.now - start > .seconds(2))
+    #expect(body.count == 13 * 20)
+    #expect(ContinuousClock.now - start > .seconds(3))
   }
 
   /// A connection reset mid-body: the chunk that came first, then the transport's error (never
