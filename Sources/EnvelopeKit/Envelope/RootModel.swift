@@ -111,18 +111,23 @@ func decodeValue<V: Decodable>(
   steps: PathStep = .otherKindIsMissing
 ) throws -> V? {
   var current = decoder
+  /// Steps into the member `name` of `object`; false when it has none.
+  func enter(_ name: String, of object: KeyedDecodingContainer<AnyCodingKey>) throws -> Bool {
+    let key = AnyCodingKey(stringValue: name)
+    guard object.contains(key) else { return false }
+    current = try object.superDecoder(forKey: key)
+    return true
+  }
   for component in path.components {
     switch component {
     case .key(let name):
-      let key = AnyCodingKey(stringValue: name)
       let container: KeyedDecodingContainer<AnyCodingKey>
       do {
         container = try current.container(keyedBy: AnyCodingKey.self)
       } catch DecodingError.typeMismatch where steps == .otherKindIsMissing {
         return nil  // a step that is not an object: the path is missing, as in the document
       }
-      guard container.contains(key) else { return nil }
-      current = try container.superDecoder(forKey: key)
+      guard try enter(name, of: container) else { return nil }
     case .index(let position):
       // Where the value is an object, an index names its member of those digits (RFC 6901),
       // as the document's own walk (`JSONDocument.child`) reads it. Our decoder says what the
@@ -131,9 +136,7 @@ func decodeValue<V: Decodable>(
       let source = current as? any JSONValueSource
       if let source, source.currentKindIsObject {
         let object = try current.container(keyedBy: AnyCodingKey.self)
-        let key = AnyCodingKey(stringValue: component.memberName)
-        guard object.contains(key) else { return nil }
-        current = try object.superDecoder(forKey: key)
+        guard try enter(component.memberName, of: object) else { return nil }
         continue
       }
       var container: any UnkeyedDecodingContainer
@@ -141,9 +144,7 @@ func decodeValue<V: Decodable>(
         container = try current.unkeyedContainer()
       } catch DecodingError.typeMismatch(let type, let context) {
         if source == nil, let object = try keyedContainer(of: current) {
-          let key = AnyCodingKey(stringValue: component.memberName)
-          guard object.contains(key) else { return nil }
-          current = try object.superDecoder(forKey: key)
+          guard try enter(component.memberName, of: object) else { return nil }
           continue
         }
         if steps == .otherKindIsMissing { return nil }

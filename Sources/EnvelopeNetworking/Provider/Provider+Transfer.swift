@@ -24,7 +24,9 @@ public struct TransferEvents: AsyncSequence, Sendable {
   /// The element.
   public typealias Element = TransferEvent
 
-  private let stream: AsyncThrowingStream<TransferEvent, any Error>
+  /// The events as they come, for API.md's `AsyncThrowingStream` spelling: the stream's end
+  /// (the consumer left or was cancelled) cancels the transfer (`transfer`'s `onTermination`).
+  let stream: AsyncThrowingStream<TransferEvent, any Error>
   private let task: Task<Void, Never>
 
   init(stream: AsyncThrowingStream<TransferEvent, any Error>, task: Task<Void, Never>) {
@@ -201,7 +203,7 @@ extension Provider {
   public func download(_ target: Target, to file: URL)
     -> AsyncThrowingStream<TransferEvent, any Error>
   {
-    Self.stream(of: download(target, to: file) as TransferEvents)
+    (download(target, to: file) as TransferEvents).stream
   }
 
   /// `upload(_:)` as the `AsyncThrowingStream` API.md names, chosen where the call's type asks
@@ -212,24 +214,6 @@ extension Provider {
   ///   error for a failed response, when ``TargetType/error(for:)`` gives one).
   @_disfavoredOverload
   public func upload(_ target: Target) -> AsyncThrowingStream<TransferEvent, any Error> {
-    Self.stream(of: upload(target) as TransferEvents)
-  }
-
-  /// The events relayed through a stream whose end (finished, dropped or cancelled) cancels
-  /// the relay, and with it the transfer (its iterator goes away).
-  private static func stream(of events: TransferEvents)
-    -> AsyncThrowingStream<TransferEvent, any Error>
-  {
-    AsyncThrowingStream { continuation in
-      let relay = Task {
-        do {
-          for try await event in events { continuation.yield(event) }
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: error)
-        }
-      }
-      continuation.onTermination = { _ in relay.cancel() }
-    }
+    (upload(target) as TransferEvents).stream
   }
 }
