@@ -67,6 +67,11 @@ enum TaggedPath {
 
   /// Writes `value`'s tag at its tag path and its variant's value at `variantPath`, or into
   /// the same object when `variantPath` is nil.
+  ///
+  /// Where the tag goes into the object the value writes (no path, or the tag inside the
+  /// value's path), the value writes through `TaggedObjectEncoder`: anything but an object
+  /// there throws `EncodingError.invalidValue` before the tag's containers are asked for, under
+  /// any encoder (`JSONEncoder` would stop the program on them).
   static func encode<T: TaggedEncodable>(
     _ value: T, variantPath: JSONPath?, to encoder: any Encoder
   )
@@ -75,28 +80,49 @@ enum TaggedPath {
     let variantValue = value.variantValue
     var tagKeys = try encodingKeys(T.tagPath, encoder)
     guard let tagKey = tagKeys.popLast() else {
-      throw EncodingError.invalidValue(
-        value,
-        EncodingError.Context(
-          codingPath: encoder.codingPath, debugDescription: "\(T.self).tagPath is empty."))
+      throw invalid(value, encoder, "\(T.self).tagPath is empty.")
+    }
+    let tagPath = T.tagPath.components
+    let valuePath = variantPath?.components ?? []
+    // A tag at a key the value's path goes through is a string where the value needs an
+    // object: no value of that variant can be written (nor read).
+    if tagPath.count < valuePath.count && valuePath.starts(with: tagPath) {
+      throw invalid(
+        value, encoder,
+        "\(T.self)'s variant \"\(value.tag)\" is at \(variantPath?.description ?? ""), inside its"
+          + " tag at \(T.tagPath): the tag's value is a string, not an object.")
     }
     // The value before the tag when the tag lies inside it (`payload.type` beside a value at
     // `payload`), or is beside it in the same object (no path): the tag then goes through
     // nested containers, which every encoder makes in the object already there. Encoded after
     // the tag, the value replaced the object that held it.
-    let valuePath = variantPath?.components ?? []
-    let tagInsideValue =
-      !valuePath.isEmpty && T.tagPath.components.count > valuePath.count
-      && T.tagPath.components.starts(with: valuePath)
-    if variantPath == nil || tagInsideValue {
-      try encodeValue(variantValue, at: variantPath, encoder)
+    let tagInsideValue = tagPath.count > valuePath.count && tagPath.starts(with: valuePath)
+    if tagInsideValue {
+      let check = TaggedObjectCheck(value: value, type: T.self, tag: value.tag)
+      let objectKeys = tagKeys.dropFirst(valuePath.count).map(\.stringValue)
+      let guarded = TaggedObjectValue(
+        value: variantValue, objectKeys: objectKeys[...], check: check)
+      if valuePath.isEmpty {
+        try guarded.encode(to: encoder)
+      } else {
+        try encodeValue(guarded, at: variantPath, encoder)
+      }
+      // An array asked for and left empty throws nothing while it is written.
+      if let refusal = check.refusal { throw refusal }
     }
     var root = encoder.container(keyedBy: AnyCodingKey.self)
     var tagContainer = nested(&root, tagKeys)
     try tagContainer.encode(value.tag, forKey: tagKey)
-    if variantPath != nil && !tagInsideValue {
+    if !tagInsideValue {
       try encodeValue(variantValue, at: variantPath, encoder)
     }
+  }
+
+  private static func invalid(_ value: Any, _ encoder: any Encoder, _ message: String)
+    -> EncodingError
+  {
+    EncodingError.invalidValue(
+      value, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: message))
   }
 
   /// Writes `value` at `path` of the encoder's object, or as the encoder's value when nil.
