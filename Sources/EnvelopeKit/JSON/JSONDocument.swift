@@ -320,6 +320,9 @@ final class JSONDocument: @unchecked Sendable {
   }
 
   deinit {
+    // A `copying` document's spare input went back in `finish`, which `using` runs on every
+    // path (`empty()` or `ownBytes()`); no document reaches here still borrowing it.
+    assert(input.spareCapacity == 0, "a spare input buffer outlived its call")
     if input.isOwned {
       bytes.baseAddress.map { UnsafeMutablePointer(mutating: $0).deallocate() }
     }
