@@ -86,6 +86,23 @@ private let planted = "S3CR3TPLANTED"
     #expect(text.hasPrefix("password=%3Credacted%3E&a=a=a="))
   }
 
+  /// The preview reads the first 64 KB only: a JSON body that is whole only past 64 KB and
+  /// names a secret previews as its cut start does (JSON cut short, withheld), not as the whole
+  /// body does (JSON, redacted), so a preview that read the whole body fails here at any speed.
+  @Test func aPreviewReadsOnlyTheFirst64KB() throws {
+    let json =
+      #"{"password":""# + planted + #"","pad":""# + String(repeating: "a", count: 70_000)
+      + #""}"#
+    let body = Data(json.utf8)
+    let cut = Redaction.default.bodyText(body.prefix(65_536))
+    let whole = Redaction.default.bodyText(body)
+    // The two readings differ in what a preview shows (its first 500 characters).
+    try #require(cut.prefix(500) != whole.prefix(500))
+    let text = try preview(body)
+    #expect(text == (cut.count > 500 ? String(cut.prefix(500)) + "…" : cut))
+    #expect(!text.contains(planted))
+  }
+
   @Test(arguments: [65_536 - 8, 65_536 - 3, 65_536, 65_536 + 3])
   func aSecretCutAtTheLimitStaysHidden(_ offset: Int) throws {
     let filler = String(repeating: "b", count: offset)
