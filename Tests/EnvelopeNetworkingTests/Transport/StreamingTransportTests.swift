@@ -92,9 +92,13 @@ import Testing
   /// A server that stalls after the first chunk ends the body with `.timedOut` after the
   /// request's timeout (5 s), long before it would go on (200 s). The timeout bounds the waits
   /// for the head and the first chunk too: 1 s let a loaded machine time out before them.
+  ///
+  /// The error must be the stream buffer's own (`URLError(.timedOut)` with no failing URL,
+  /// which FoundationNetworking's errors carry) and come within 50 s: without the buffer's
+  /// timeout, something else timed the stall out after about 60 s and the test still passed.
   @Test func aStalledServerTimesOutBetweenChunks() async throws {
     let transport = URLSessionTransport()
-    let (outcome, _) = try await timed(limit: .seconds(100)) {
+    let (outcome, elapsed) = try await timed(limit: .seconds(50)) {
       let streamed = try await transport.stream(
         try request("/stream/stall?seconds=200", timeout: 5))
       var chunks = 0
@@ -102,10 +106,13 @@ import Testing
         for try await _ in streamed.body { chunks += 1 }
         return "ended after \(chunks) chunks"
       } catch let error as URLError {
-        return "\(error.code == .timedOut ? "timedOut" : "\(error.code)") after \(chunks) chunks"
+        let code = error.code == .timedOut ? "timedOut" : "\(error.code)"
+        let source = error.failingURL == nil ? "stream buffer" : "session"
+        return "\(code) (\(source)) after \(chunks) chunks"
       }
     }
-    #expect(outcome == "timedOut after 1 chunks")
+    #expect(outcome == "timedOut (stream buffer) after 1 chunks")
+    #expect(elapsed >= .seconds(5))
   }
 
   /// A slow steady stream (a chunk every 0.3 s for about 3.6 s) runs longer than the 3 s timeout
