@@ -15,7 +15,11 @@ import Testing
   static let casesPerSeed = GeneratedRuns.cases(default: 1_300)
 
   @Test(arguments: seeds)
-  func reportIsEmptyExactlyWhenStrictAgrees(seed: UInt64) {
+  func reportIsEmptyExactlyWhenStrictAgrees(seed: UInt64) async {
+    await oneHeavyAtATime { reportIsEmptyExactlyWhenStrictAgreesBody(seed: seed) }
+  }
+
+  func reportIsEmptyExactlyWhenStrictAgreesBody(seed: UInt64) {
     var generator = PromiseGenerator(SeededSource(seed: seed))
     var violations: [String] = []
     var strictDecoded = 0
@@ -43,7 +47,11 @@ import Testing
 
   /// The generator reaches the depth limit through stringified JSON, so the depth rule is
   /// checked on both sides.
-  @Test func theDepthRuleIsExercised() {
+  @Test func theDepthRuleIsExercised() async {
+    await oneHeavyAtATime { theDepthRuleIsExercisedBody() }
+  }
+
+  func theDepthRuleIsExercisedBody() {
     var generator = PromiseGenerator(SeededSource(seed: 7))
     var outcome = PromiseOracle.Outcome()
     for _ in 0..<3_000 { PromiseOracle.runOne(&generator, into: &outcome) }

@@ -100,7 +100,11 @@ import Testing
   static let sizes = [1, 2, 63, 64, 65, 66, 130]
 
   @Test(arguments: Keys.allCases)
-  func strictReadsWideObjectsAsFoundationDoes(keys: Keys) {
+  func strictReadsWideObjectsAsFoundationDoes(keys: Keys) async {
+    await oneHeavyAtATime { strictReadsWideObjectsAsFoundationDoesBody(keys: keys) }
+  }
+
+  func strictReadsWideObjectsAsFoundationDoesBody(keys: Keys) {
     let (ours, foundation) = Self.decoders(keys, .strict)
     for seed in GeneratedRuns.seeds(default: [1, 2, 3]) {
       var rng = SeededGenerator(state: seed)
@@ -120,7 +124,13 @@ import Testing
   }
 
   @Test(arguments: Keys.allCases, [1_000, 1])
-  func lenientReadsWideObjectsAsFoundationReadsThemFixed(keys: Keys, maxEntries: Int) throws {
+  func lenientReadsWideObjectsAsFoundationReadsThemFixed(keys: Keys, maxEntries: Int) async throws {
+    try await oneHeavyAtATime {
+      try lenientReadsWideObjectsAsFoundationReadsThemFixedBody(keys: keys, maxEntries: maxEntries)
+    }
+  }
+
+  func lenientReadsWideObjectsAsFoundationReadsThemFixedBody(keys: Keys, maxEntries: Int) throws {
     var (ours, foundation) = Self.decoders(keys, .lenient)
     ours.maxReportEntries = maxEntries
     for seed in GeneratedRuns.seeds(default: [4, 5]) {

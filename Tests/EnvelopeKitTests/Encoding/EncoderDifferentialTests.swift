@@ -13,7 +13,11 @@ import Testing
   static let casesPerSeed = GeneratedRuns.cases(default: 600)
 
   @Test(arguments: seeds)
-  func modelEncoderWritesWhatJSONEncoderWrites(seed: UInt64) {
+  func modelEncoderWritesWhatJSONEncoderWrites(seed: UInt64) async {
+    await oneHeavyAtATime { modelEncoderWritesWhatJSONEncoderWritesBody(seed: seed) }
+  }
+
+  func modelEncoderWritesWhatJSONEncoderWritesBody(seed: UInt64) {
     var source = SeededSource(seed: seed)
     var outcome = EncodingOracle.Outcome()
     for _ in 0..<Self.casesPerSeed { EncodingOracle.runOne(&source, into: &outcome) }

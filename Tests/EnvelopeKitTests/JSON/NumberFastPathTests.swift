@@ -41,7 +41,11 @@ import Testing
     return Bool.random(using: &random) ? "-" + text : text
   }
 
-  @Test func generatedLexemesOfUpTo40DigitsMatchDoubleFromText() {
+  @Test func generatedLexemesOfUpTo40DigitsMatchDoubleFromText() async {
+    await oneHeavyAtATime { generatedLexemesOfUpTo40DigitsMatchDoubleFromTextBody() }
+  }
+
+  func generatedLexemesOfUpTo40DigitsMatchDoubleFromTextBody() {
     for seed in GeneratedRuns.seeds(default: [0x5EED_D16175]) {
       var random = SeededGenerator(state: seed)
       var failures: [String] = []

@@ -176,7 +176,11 @@ import Testing
 
   /// Every piece at every offset from 0 to 40 into a string, the string ending at, before and
   /// after the end of the input, as a value and as a key.
-  @Test func stringsAtEveryWordOffsetScanAsBefore() {
+  @Test func stringsAtEveryWordOffsetScanAsBefore() async {
+    await oneHeavyAtATime { stringsAtEveryWordOffsetScanAsBeforeBody() }
+  }
+
+  func stringsAtEveryWordOffsetScanAsBeforeBody() {
     var failures: [String] = []
     for piece in Self.stringPieces {
       for offset in 0...40 {
@@ -200,7 +204,11 @@ import Testing
   /// input ending 0 to 24 bytes after, after `{` and after a comma: the plain-key path (a word
   /// at a time while a word and three bytes are left, `": "` and a value) at and past each of
   /// its edges.
-  @Test func keysAtEveryLengthAndEndScanAsBefore() {
+  @Test func keysAtEveryLengthAndEndScanAsBefore() async {
+    await oneHeavyAtATime { keysAtEveryLengthAndEndScanAsBeforeBody() }
+  }
+
+  func keysAtEveryLengthAndEndScanAsBeforeBody() {
     var failures: [String] = []
     // A flagged byte followed by what follows a key's closing quote, so that a key end taken
     // at any flagged byte, not only at a quote, is seen.
@@ -266,7 +274,11 @@ import Testing
   /// the input ending at and before the closing quote. Two oracles: the reference scanner
   /// (same tape or same error), and the standard library's UTF-8 validation (a string of no
   /// quote, backslash or control byte is accepted exactly when its bytes are valid UTF-8).
-  @Test func nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidates() {
+  @Test func nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidates() async {
+    await oneHeavyAtATime { nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidatesBody() }
+  }
+
+  func nonASCIIRunsScanAsBeforeAndAsTheStandardLibraryValidatesBody() {
     var generator = SeededGenerator(state: 0x7E55_1CE5)
     var failures: [String] = []
     let sequences: [[UInt8]] = [
