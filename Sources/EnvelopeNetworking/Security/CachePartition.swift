@@ -181,19 +181,28 @@ package enum CachePartition {
     return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
   }
 
-  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted. Other
-  /// headers are kept as they came (a cached `Link` or `Location` is read again by the app, as
-  /// the cached body is).
+  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted, and the
+  /// URL of its request (which a `DiskCache` writes in its metadata) redacted. Other headers are
+  /// kept as they came (a cached `Link` or `Location` is read again by the app, as the cached
+  /// body is). The provider's cache passes its own `redaction` (the names you gave
+  /// `sensitiveHeaders:`) before the cache, which applies the defaults again, sees the response.
   ///
-  /// - Parameter response: the response.
+  /// - Parameters:
+  ///   - response: the response.
+  ///   - redaction: which names are secret.
   /// - Returns: the response to store.
-  package static func storable(_ response: Response) -> Response {
+  package static func storable(_ response: Response, redaction: Redaction = .default) -> Response
+  {
     var stored = response
     var headers: [String: String] = [:]
     for (name, value) in response.headers where name.lowercased() != "set-cookie" {
-      headers[name] = Redaction.default.isSecret(header: name) ? Redaction.placeholder : value
+      headers[name] = redaction.isSecret(header: name) ? Redaction.placeholder : value
     }
     stored.headers = headers
+    if let url = response.request?.url {
+      // A redacted URL always parses (the placeholder is percent-encoded); else none is kept.
+      stored.request?.url = URL(string: redaction.url(url))
+    }
     return stored
   }
 
