@@ -191,8 +191,7 @@ package enum CachePartition {
   ///   - response: the response.
   ///   - redaction: which names are secret.
   /// - Returns: the response to store.
-  package static func storable(_ response: Response, redaction: Redaction = .default) -> Response
-  {
+  package static func storable(_ response: Response, redaction: Redaction = .default) -> Response {
     var stored = response
     var headers: [String: String] = [:]
     for (name, value) in response.headers where name.lowercased() != "set-cookie" {
