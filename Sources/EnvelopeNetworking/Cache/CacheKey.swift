@@ -6,11 +6,13 @@ public enum CacheKey: Sendable, Hashable {
   /// different bodies never share an entry.
   case `default`
   /// Method, base URL and path (MoyaMapper's `.base`): every query and body shares one entry,
-  /// but for query items with a secret name (`api_key`, `access_token`, a signed URL's `sig`),
-  /// which stay in the key: two users authenticated by a query item never share an entry, and a
-  /// URL signed again is another entry.
+  /// but for the credentials they carry, which stay in the key: query items with a secret name
+  /// (`api_key`, `access_token`, a signed URL's `sig`) and every value `Redaction` hides in the
+  /// body (a GraphQL query's `"token"`, a form's `access_token`; a body whose secrets cannot be
+  /// told apart counts whole). Two users authenticated by a query item or by their body never
+  /// share an entry, and a URL signed again is another entry.
   case base
-  /// Method, base URL, path, `?` and the string (MoyaMapper's `.custom`), plus the query items
-  /// with a secret name, as for `.base`.
+  /// Method, base URL, path, `?` and the string (MoyaMapper's `.custom`), plus the credentials
+  /// of the query and the body, as for `.base`.
   case custom(String)
 }

@@ -92,7 +92,8 @@ struct CacheTransport: LineTransport {
     var key = response.cacheEntryKey?.hex
     if key == nil { key = await self.key(for: request, target: target, use: use) }
     guard let key else { return }
-    var stored = response
+    // The names the provider was told are secret, beyond the defaults the cache applies.
+    var stored = CachePartition.storable(response, redaction: redaction)
     stored.envelopeStatus = nil
     stored.metrics = nil  // the network's cost, not the cache's
     stored.cacheEntryKey = nil
@@ -180,7 +181,7 @@ struct CacheTransport: LineTransport {
     response.isFromCache = false
     response.cacheAnswer = nil
     response.metrics = nil
-    try? await cache.store(response, forKey: key)
+    try? await cache.store(CachePartition.storable(response, redaction: redaction), forKey: key)
     return CachedResponse(response: response, storedAt: Date())
   }
 

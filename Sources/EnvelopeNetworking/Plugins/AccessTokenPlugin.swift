@@ -24,6 +24,12 @@ import Foundation
 /// the network's), so sign the user out when you catch `.authentication`. Each refresh is told to
 /// every plugin (`Plugin.didRefreshToken`; `LoggingPlugin` logs its start, outcome and duration).
 ///
+/// A hung refresh: a refresh that has not finished after `refreshTimeout` (60 s by default) is
+/// cancelled, and every request waiting for it ends with
+/// `ProviderError.authentication(TokenRefreshTimeoutError)`, at once, whether or not the
+/// refresh heeds the cancellation. It is forgotten too: the next request that finds its token
+/// expired starts a new refresh.
+///
 /// Login and refresh endpoints say `authorization: .none`: they get no token and are never
 /// refreshed, so a dead refresh token cannot recurse.
 ///
@@ -40,6 +46,13 @@ public struct AccessTokenPlugin: Plugin {
   public let refresh: @Sendable () async throws -> Void
   /// Business codes that mean "token expired".
   public let expiredCodes: Set<EnvelopeCode>
+  /// How long a refresh may take before every call waiting for it fails with
+  /// `TokenRefreshTimeoutError` (as `ProviderError.authentication`); `defaultRefreshTimeout`
+  /// unless you say.
+  public let refreshTimeout: Duration
+  /// 60 seconds: as long as one request may stay silent by default (`TargetType.timeout`,
+  /// `URLRequest.timeoutInterval`), so a refresh that is one request is not cut short by it.
+  public static let defaultRefreshTimeout: Duration = .seconds(60)
   private let refresher = TokenRefresher()
   /// Whether this call had its refresh, kept in the call: the retry carried the refreshed token,
   /// so its expired-token failure is the answer, not a reason for another refresh.
@@ -49,15 +62,21 @@ public struct AccessTokenPlugin: Plugin {
   ///
   /// - Parameters:
   ///   - expiredCodes: business codes that mean the token expired.
+  ///   - refreshTimeout: how long a refresh may take (`defaultRefreshTimeout`, 60 s, by
+  ///     default); past it the refresh is cancelled, every call waiting for it fails with
+  ///     `ProviderError.authentication(TokenRefreshTimeoutError)`, and the next call may
+  ///     refresh again. Zero or less times every refresh out at once.
   ///   - token: gives the current token.
   ///   - refresh: refreshes it.
   public init(
-    expiredCodes: Set<EnvelopeCode> = [], token: @escaping @Sendable () async throws -> String,
+    expiredCodes: Set<EnvelopeCode> = [], refreshTimeout: Duration = defaultRefreshTimeout,
+    token: @escaping @Sendable () async throws -> String,
     refresh: @escaping @Sendable () async throws -> Void = {}
   ) {
     self.token = token
     self.refresh = refresh
     self.expiredCodes = expiredCodes
+    self.refreshTimeout = refreshTimeout
   }
 
   /// Sets `Authorization` to `Bearer <token>` (or the target's custom scheme).
@@ -81,7 +100,10 @@ public struct AccessTokenPlugin: Plugin {
     let plugins = Exchange.current?.plugins ?? []
     do {
       try await refresher.refresh(carried: carried, current: { try await header(for: target) }) {
-        try await TokenRefresh.observed(by: plugins, target: target, refresh)
+        [refresh, refreshTimeout] in
+        try await TokenRefresh.observed(by: plugins, target: target) {
+          try await TokenRefresher.bounded(refresh, by: refreshTimeout)
+        }
       }
       return result
     } catch is CancellationError where Task.isCancelled {
@@ -121,27 +143,60 @@ public struct AccessTokenPlugin: Plugin {
 
 /// One refresh at a time, shared by every request that waits for it.
 private actor TokenRefresher {
-  private var inFlight: Task<Void, any Error>?
+  /// The refresh in flight and its number (`started`).
+  private var inFlight: (number: Int, task: Task<Void, any Error>)?
+  private var started = 0
 
   /// Refreshes unless the credential changed since `carried` was sent; joins a refresh in
   /// flight. A caller cancelled while it waits stops waiting at once; the refresh goes on for
-  /// the others (and is forgotten when it ends, not when its first caller stops waiting).
+  /// the others. It is forgotten when it ends (not when its first caller stops waiting), before
+  /// any caller hears its outcome: a call made after that starts a new refresh.
   func refresh(
     carried: String?, current: @Sendable () async throws -> String?,
     run: @escaping @Sendable () async throws -> Void
   ) async throws {
-    if let inFlight { return try await Self.wait(for: inFlight) }
+    if let inFlight { return try await Self.wait(for: inFlight.task) }
     let now = try await current()
     // Another request may have started a refresh while `current` ran.
-    if let inFlight { return try await Self.wait(for: inFlight) }
+    if let inFlight { return try await Self.wait(for: inFlight.task) }
     guard now == carried else { return }  // refreshed meanwhile: retry with the new token
-    let task = Task { try await run() }
-    inFlight = task
-    Task {
-      _ = await task.result
-      if inFlight == task { inFlight = nil }
+    started += 1
+    let number = started
+    let task = Task {
+      defer { forget(number) }  // on the actor: before any waiter hears the outcome
+      try await run()
     }
+    inFlight = (number, task)
     try await Self.wait(for: task)
+  }
+
+  /// Forgets refresh `number` if it is still the one in flight.
+  private func forget(_ number: Int) {
+    if inFlight?.number == number { inFlight = nil }
+  }
+
+  /// Runs `work`, for `limit` at most: past it `work` is cancelled and this throws
+  /// `TokenRefreshTimeoutError` at once, whether or not `work` heeds the cancellation (a
+  /// refresh that never ends runs on, with no one waiting for it).
+  static func bounded(_ work: @escaping @Sendable () async throws -> Void, by limit: Duration)
+    async throws
+  {
+    let worker = Task { try await work() }
+    let waiter = RefreshWaiter()
+    let timer = Task {
+      try await Task.sleep(for: limit)  // cancelled (and silent) when `work` ends first
+      waiter.resume(with: .failure(TokenRefreshTimeoutError(timeout: limit)))
+    }
+    Task {
+      waiter.resume(with: await worker.result)
+      timer.cancel()
+    }
+    do {
+      try await withCheckedThrowingContinuation { waiter.install($0) }
+    } catch let error as TokenRefreshTimeoutError {
+      worker.cancel()
+      throw error
+    }
   }
 
   /// The outcome of `task`, or `CancellationError` as soon as the waiting task is cancelled

@@ -14,7 +14,8 @@ import Foundation
 ///   `X-Api-Key` and the ones you name), those the request carries and those its
 ///   `URLSessionTransport`'s session adds when it sends it (the cookies of its jar for the URL,
 ///   the credential headers of its configuration: `sessionCredentials`), and under `.base` and
-///   `.custom` (which leave the query out) the query items with a secret name. Two users therefore
+///   `.custom` (which leave the query and the body out) the query items with a secret name and
+///   the credentials the body carries (`bodyCredentials`). Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
 ///   credential reaches a file name. It is taken as the request goes out, and the answer is
 ///   stored under that key (`CacheTransport`): an answer whose `Set-Cookie` ends or changes the
@@ -57,10 +58,14 @@ package enum CachePartition {
         .map { ($0.key.lowercased(), $0.value) }
         .sorted { $0 < $1 }
       for (name, value) in credentials { parts.append(name + ": " + value) }
-      // `.base` and `.custom` leave the query out: its credentials (`api_key=…`) still own it.
+      // `.base` and `.custom` leave the query and the body out: their credentials (`api_key=…`,
+      // a GraphQL query's `"token":…`) still own the entry. (`.default` hashes both whole.)
       if identity != .default {
         for item in queryCredentials(request.url, redaction: redaction) {
           parts.append("query " + item)
+        }
+        for credential in bodyCredentials(request.httpBody, redaction: redaction) {
+          parts.append("body " + credential)
         }
       }
       for (name, value) in sessionCredentials(for: request, in: session, redaction: redaction) {
@@ -84,6 +89,27 @@ package enum CachePartition {
       let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
       return redaction.isSecret(name: decoded)
     }.map(String.init).sorted()
+  }
+
+  /// The credentials a request body carries: every value `redaction` hides in it (JSON fields
+  /// at any depth and inside stringified JSON, form fields, `name=value` pairs, an OAuth
+  /// exchange's `code`: the one rule of what is secret), sorted, so that the rest of the body
+  /// (a GraphQL query's variables, a page) stays out of a `.base` key as the query does. A body
+  /// that `redaction` withholds whole (text that may hold a secret it cannot tell apart, such
+  /// as a multipart part named `password`) counts whole, as its SHA-256. Only the key's hash
+  /// holds them: no credential reaches a file.
+  ///
+  /// - Parameters:
+  ///   - body: the request body.
+  ///   - redaction: which names are secret.
+  /// - Returns: the credentials, or a hash of the whole body.
+  package static func bodyCredentials(_ body: Data?, redaction: Redaction) -> [String] {
+    guard let body, !body.isEmpty else { return [] }
+    let numbers = SecretNumbers()
+    if case .withheld = redaction.numbering(numbers).body(body) {
+      return ["whole " + SHA256.hex(body)]
+    }
+    return numbers.values.sorted()
   }
 
   /// What `session` adds to `request` when it sends it that the request does not carry: the
@@ -155,19 +181,27 @@ package enum CachePartition {
     return parts.map { "\($0.utf8.count):\($0)" }.joined(separator: "\n")
   }
 
-  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted. Other
-  /// headers are kept as they came (a cached `Link` or `Location` is read again by the app, as
-  /// the cached body is).
+  /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted, and the
+  /// URL of its request (which a `DiskCache` writes in its metadata) redacted. Other headers are
+  /// kept as they came (a cached `Link` or `Location` is read again by the app, as the cached
+  /// body is). The provider's cache passes its own `redaction` (the names you gave
+  /// `sensitiveHeaders:`) before the cache, which applies the defaults again, sees the response.
   ///
-  /// - Parameter response: the response.
+  /// - Parameters:
+  ///   - response: the response.
+  ///   - redaction: which names are secret.
   /// - Returns: the response to store.
-  package static func storable(_ response: Response) -> Response {
+  package static func storable(_ response: Response, redaction: Redaction = .default) -> Response {
     var stored = response
     var headers: [String: String] = [:]
     for (name, value) in response.headers where name.lowercased() != "set-cookie" {
-      headers[name] = Redaction.default.isSecret(header: name) ? Redaction.placeholder : value
+      headers[name] = redaction.isSecret(header: name) ? Redaction.placeholder : value
     }
     stored.headers = headers
+    if let url = response.request?.url {
+      // A redacted URL always parses (the placeholder is percent-encoded); else none is kept.
+      stored.request?.url = URL(string: redaction.url(url))
+    }
     return stored
   }
 

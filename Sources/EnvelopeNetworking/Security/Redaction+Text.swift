@@ -94,7 +94,7 @@ extension Redaction {
   }
 
   /// Bytes that may be part of a pair's name.
-  private static func isNameByte(_ byte: UInt8) -> Bool {
+  static func isNameByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"),
@@ -158,6 +158,7 @@ extension Redaction {
   private func redactingPairs(_ bytes: [UInt8], kind: TextKind, depth: Int) -> [UInt8] {
     var valueEnds = NextMatch(bytes) { Self.endsValue($0, kind) }
     var percents = NextMatch(bytes) { $0 == UInt8(ascii: "%") }
+    var exchanges = OAuthStretches(bytes, kind: kind)
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count)
     var index = 0
@@ -186,7 +187,11 @@ extension Redaction {
       var nameStart = nameEnd
       while nameStart > floor, Self.isNameByte(bytes[nameStart - 1]) { nameStart -= 1 }
       guard nameStart < nameEnd else { continue }
-      if isSecret(nameBytes: bytes[nameStart..<nameEnd]) {
+      let name = bytes[nameStart..<nameEnd]
+      if isSecret(nameBytes: name)
+        || (!isColon && Self.isCodeName(name) && !isRevealed("code")
+          && exchanges.marksExchange(at: separator))
+      {
         guard
           let (value, end) = Self.secretValue(
             bytes, from: index, kind: kind, colon: isColon, valueEnds: &valueEnds)
@@ -247,7 +252,7 @@ extension Redaction {
   /// A name's bytes as compared: percent-decoded (as they are when a `%` starts no `%XX`), ASCII
   /// letters lower-case, without `-`, `_` and `.`. The words and names are ASCII: bytes of other
   /// characters are compared as they are, UTF-8 or not.
-  private static func compared(_ name: ArraySlice<UInt8>) -> [UInt8] {
+  static func compared(_ name: ArraySlice<UInt8>) -> [UInt8] {
     var decoded: [UInt8] = []
     decoded.reserveCapacity(name.count)
     var index = name.startIndex

@@ -16,6 +16,10 @@ import Foundation
 /// defaults (`defaultNames`) always apply and what you name is added to them; a name holding a
 /// word of `defaultNameWords` (`auth_token`, `PRIVATE-TOKEN`, `newPassword`) is secret too.
 ///
+/// `code` is secret only as the authorization code of an OAuth exchange: beside
+/// `grant_type=authorization_code`, `code_verifier`, `redirect_uri` or `state` in one form or
+/// query (see `Redaction+OAuth.swift`); an envelope's `"code":0` stays readable.
+///
 /// A string that holds a URL (`"url":"http://…/anything?access_token=S&page=2"`, a `Location`
 /// header, a form value) is redacted as a URL: its secret query items are replaced and its
 /// user and password (`user:pw@`) are removed.
@@ -43,7 +47,7 @@ public struct Redaction: Sendable, Hashable {
   public static let defaultNames: [String] = [
     "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token",
     "api_key", "key", "access_token", "refresh_token", "id_token", "token", "password", "secret",
-    "client_secret", "auth", "passwd", "sig",
+    "client_secret", "auth", "passwd", "sig", "code_verifier",
   ]
   /// Words that make any name holding them secret, compared as names are (lower-case, without
   /// `-`, `_` and `.`): `auth_token`, `X-Access-Token`, GitLab's `PRIVATE-TOKEN`,
@@ -319,7 +323,8 @@ public struct Redaction: Sendable, Hashable {
     case .object(let object):
       var copy = JSONObject()
       for (key, child) in object {
-        copy.append(key, isSecret(field: key) ? secretValue(child) : json(child))
+        let secret = isSecret(field: key) || isOAuthCode(field: key, in: object)
+        copy.append(key, secret ? secretValue(child) : json(child))
       }
       return .object(copy)
     case .string(let text):

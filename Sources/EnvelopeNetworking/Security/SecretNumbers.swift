@@ -43,6 +43,12 @@ package final class SecretNumbers: @unchecked Sendable {
     return inRequestKey && !issued ? Redaction.placeholder : Self.text(number)
   }
 
+  /// Every value numbered so far, in the order first met (what a redaction with these numbers
+  /// hid: `CachePartition` reads a body's credentials so).
+  package var values: [String] {
+    lock.withLock { numbers.sorted { $0.value.number < $1.value.number }.map(\.key) }
+  }
+
   /// Notes the placeholders in a replayed answer, so that a new value is numbered after them.
   package func saw(_ data: Data) {
     guard let text = String(data: data, encoding: .utf8), text.contains("<token ") else { return }

@@ -22,6 +22,8 @@ private let planted = "S3CR3TPLANTED"
   static let shapes: [String] = [
     "a=", "x=%41=", "%41=", "token=<", "a=\"", "k: ", "https://", "=&", "abcdef=", "%FF=",
     "\"ab\":",
+    // An OAuth `code` is secret by the pairs around it: still one scan of each stretch.
+    "code=", "grant_type=", "code=&state=", "state= code=", "code=x&",
   ]
 
   static func hostile(_ shape: String) -> String {

@@ -1,0 +1,119 @@
+import EnvelopeKit
+import Foundation
+
+// MARK: - The authorization code of an OAuth exchange
+
+/// `code` is two things: the status field of nearly every envelope (`{"code":0,…}`), which must
+/// stay readable, and the authorization code of an OAuth 2.0 exchange (RFC 6749 §4.1.2 and
+/// §4.1.3: `?code=…&state=…` on the redirect, `grant_type=authorization_code&code=…` in the token
+/// request), which is a credential: with the PKCE `code_verifier` beside it (always secret, one of
+/// `defaultNames`) it buys the user's tokens. So `code` is secret only where the parameters
+/// around it mark an OAuth exchange:
+///
+/// - in a form or a URL's query or fragment, and in a `name=value` run inside other text (a
+///   URL in a log line or in a JSON string), when the same form or query holds
+///   `grant_type=authorization_code`, `code_verifier`, `redirect_uri` or `state`;
+/// - in a JSON object, when the same object holds `"grant_type":"authorization_code"`,
+///   `code_verifier` or `redirect_uri` (not `state`: an envelope may well have a state).
+///
+/// Names are compared as everywhere (`codeVerifier`, `redirect-uri`). Revealing `code`
+/// (`revealing: ["code"]`) writes it in clear in every place.
+extension Redaction {
+  /// `code` as compared.
+  static let oauthCodeName: [UInt8] = Array("code".utf8)
+  /// Names that, beside `code` in one form or query, make it an authorization code (as
+  /// compared).
+  static let oauthQueryMarkers: Set<String> = ["codeverifier", "redirecturi", "state"]
+  /// Names that, beside `code` in one JSON object, make it an authorization code (as compared).
+  static let oauthObjectMarkers: Set<String> = ["codeverifier", "redirecturi"]
+  /// `grant_type` as compared.
+  static let grantTypeName = "granttype"
+  /// `authorization_code` as compared.
+  static let authorizationCodeGrant: [UInt8] = Array("authorizationcode".utf8)
+
+  /// Whether the JSON field `key` of `object` is the authorization code of an OAuth exchange.
+  func isOAuthCode(field key: String, in object: JSONObject) -> Bool {
+    guard key.utf8.count >= 4, key.utf8.count <= 16, Self.normalized(key) == "code",
+      !isRevealed("code")
+    else { return false }
+    return object.contains { name, value in
+      let compared = Self.normalized(name)
+      if Self.oauthObjectMarkers.contains(compared) { return true }
+      guard compared == Self.grantTypeName, case .string(let grant) = value else { return false }
+      return Self.normalized(grant) == "authorizationcode"
+    }
+  }
+
+  /// Whether `name` (a pair's name, raw bytes) is `code` as compared; at most 16 bytes are
+  /// looked at (`c%6Fde` and the like).
+  static func isCodeName(_ name: ArraySlice<UInt8>) -> Bool {
+    name.count >= 4 && name.count <= 16 && compared(name) == oauthCodeName
+  }
+
+  /// Finds, for `=` positions asked in increasing order, whether the form or query around each
+  /// marks an OAuth exchange. Each stretch of text (a whole query, or in other text a run
+  /// without spaces, quotes or `<>`) is scanned once, so the search stays linear in the text.
+  struct OAuthStretches {
+    let bytes: [UInt8]
+    let kind: TextKind
+    /// The last stretch scanned and whether it marks an exchange.
+    var stretch: Range<Int> = 0..<0
+    var marked = false
+
+    init(_ bytes: [UInt8], kind: TextKind) {
+      self.bytes = bytes
+      self.kind = kind
+    }
+
+    /// Whether `byte` ends a stretch of text.
+    private func endsStretch(_ byte: UInt8) -> Bool {
+      guard kind == .text else { return false }
+      switch byte {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+        UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"),
+        UInt8(ascii: "\\"):
+        return true
+      default:
+        return false
+      }
+    }
+
+    /// Whether the stretch holding the `=` at `separator` marks an OAuth exchange.
+    mutating func marksExchange(at separator: Int) -> Bool {
+      if stretch.contains(separator) { return marked }
+      var start = separator
+      while start > stretch.upperBound, !endsStretch(bytes[start - 1]) { start -= 1 }
+      var end = separator
+      while end < bytes.count, !endsStretch(bytes[end]) { end += 1 }
+      stretch = start..<end
+      marked = scan(start..<end)
+      return marked
+    }
+
+    /// Whether a pair of `range` is a marker: each `=` looks back at its name (to the previous
+    /// byte no name holds) and, after `grant_type`, at most 40 bytes of its value.
+    private func scan(_ range: Range<Int>) -> Bool {
+      for index in range where bytes[index] == UInt8(ascii: "=") {
+        var nameStart = index
+        while nameStart > range.lowerBound, Redaction.isNameByte(bytes[nameStart - 1]) {
+          nameStart -= 1
+        }
+        let name = bytes[nameStart..<index]
+        guard !name.isEmpty, name.count <= 40 else { continue }
+        let compared = String(decoding: Redaction.compared(name), as: UTF8.self)
+        if Redaction.oauthQueryMarkers.contains(compared) { return true }
+        guard compared == Redaction.grantTypeName else { continue }
+        var valueEnd = index + 1
+        while valueEnd < range.upperBound, valueEnd - index <= 40,
+          bytes[valueEnd] != UInt8(ascii: "&"), bytes[valueEnd] != UInt8(ascii: "#")
+        {
+          valueEnd += 1
+        }
+        if Redaction.compared(bytes[(index + 1)..<valueEnd]) == Redaction.authorizationCodeGrant {
+          return true
+        }
+      }
+      return false
+    }
+  }
+}
