@@ -65,7 +65,8 @@ public struct AccessTokenPlugin: Plugin {
   ///   - refreshTimeout: how long a refresh may take (`defaultRefreshTimeout`, 60 s, by
   ///     default); past it the refresh is cancelled, every call waiting for it fails with
   ///     `ProviderError.authentication(TokenRefreshTimeoutError)`, and the next call may
-  ///     refresh again. Zero or less times every refresh out at once.
+  ///     refresh again. Zero or less times every refresh out at once; a limit too long for the
+  ///     clock to count to (`.seconds(Int64.max)`) is none.
   ///   - token: gives the current token.
   ///   - refresh: refreshes it.
   public init(
@@ -175,15 +176,25 @@ private actor TokenRefresher {
     if inFlight?.number == number { inFlight = nil }
   }
 
+  /// The longest limit a timer is set for: about 73 billion years, far from the end of the
+  /// clock (its deadline is now plus the limit, in 64-bit seconds).
+  static let longestLimit: Duration = .seconds(Int64.max / 4)
+
   /// Runs `work`, for `limit` at most: past it `work` is cancelled and this throws
   /// `TokenRefreshTimeoutError` at once, whether or not `work` heeds the cancellation (a
   /// refresh that never ends runs on, with no one waiting for it).
+  ///
+  /// A limit of zero or less times `work` out before it starts (whichever task the pool ran
+  /// first decided it); a limit past `longestLimit` (`.seconds(Int64.max)`, "never") is no
+  /// limit: the clock cannot count to its deadline (`Task.sleep` stops the process).
   static func bounded(_ work: @escaping @Sendable () async throws -> Void, by limit: Duration)
     async throws
   {
+    guard limit > .zero else { throw TokenRefreshTimeoutError(timeout: limit) }
     let worker = Task { try await work() }
     let waiter = RefreshWaiter()
     let timer = Task {
+      guard limit <= longestLimit else { return }  // no limit: `work`'s outcome alone
       try await Task.sleep(for: limit)  // cancelled (and silent) when `work` ends first
       waiter.resume(with: .failure(TokenRefreshTimeoutError(timeout: limit)))
     }

@@ -102,6 +102,39 @@ actor HeldRefresh {
     await tokens.finish()
   }
 
+  /// A limit too long for the clock (`.seconds(Int64.max)`, as one writes "never") is no
+  /// limit: the refresh runs and the call succeeds. The timer's deadline overflowed the clock
+  /// and stopped the process.
+  @Test func aLimitTooLongForTheClockLetsTheRefreshFinish() async throws {
+    let held = HeldRefresh()
+    await held.stopHanging()
+    let plugin = AccessTokenPlugin(refreshTimeout: .seconds(Int64.max), token: { await held.token })
+    {
+      try await held.refresh()
+    }
+    let provider = Provider<AuthTarget>(plugins: [plugin])
+    let user = try await provider.request(AuthTarget(), as: User.self)
+    #expect(user == User(id: 1, name: "Ada"))
+    #expect(await held.refreshes == 1)
+  }
+
+  /// A limit of zero or less times every refresh out at once, as documented, however fast the
+  /// refresh would be: the outcome does not depend on which task the pool runs first.
+  @Test(arguments: [Duration.zero, .seconds(-1)])
+  func aLimitOfZeroOrLessTimesEveryRefreshOut(_ timeout: Duration) async throws {
+    for _ in 0..<5 {
+      let held = HeldRefresh()
+      await held.stopHanging()
+      let plugin = AccessTokenPlugin(refreshTimeout: timeout, token: { await held.token }) {
+        try await held.refresh()
+      }
+      let provider = Provider<AuthTarget>(plugins: [plugin])
+      let result = await Result { try await provider.request(AuthTarget(), as: User.self) }
+      #expect(Self.timedOut(result, timeout), "\(result)")
+      #expect(await held.token == "stale")
+    }
+  }
+
   /// The default bounds a refresh as one request is bounded, and the error says what happened.
   @Test func theDefaultTimeoutIsSixtySecondsAndTheErrorSaysSo() {
     let plugin = AccessTokenPlugin(token: { "t" })
