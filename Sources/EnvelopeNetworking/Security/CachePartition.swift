@@ -14,8 +14,8 @@ import Foundation
 ///   `X-Api-Key` and the ones you name), those the request carries and those its
 ///   `URLSessionTransport`'s session adds when it sends it (the cookies of its jar for the URL,
 ///   the credential headers of its configuration: `sessionCredentials`), and under `.base` and
-///   `.custom` (which leave the query and the body out) the query items with a secret name and
-///   the credentials the body carries (`bodyCredentials`). Two users therefore
+///   `.custom` (which leave the query and the body out) the credentials the query and the
+///   body carry (every value `Redaction` hides in them: `queryCredentials`, `bodyCredentials`). Two users therefore
 ///   never share an entry, whatever their authentication. The key is a SHA-256, so no
 ///   credential reaches a file name. It is taken as the request goes out, and the answer is
 ///   stored under that key (`CacheTransport`): an answer whose `Set-Cookie` ends or changes the
@@ -77,18 +77,18 @@ package enum CachePartition {
     return SHA256.hex(Data(framed.utf8))
   }
 
-  /// The query items of `url` with a secret name (`Redaction.isSecret(name:)`), as written
-  /// (`name=value`, percent-encoded), sorted.
+  /// The credentials `url`'s query carries: every value `redaction` hides in it (a secret
+  /// item's value, an OAuth exchange's `code` beside `state`, a token inside an encoded URL: the
+  /// one rule of what is secret, as for the body), sorted: a callback's `?code=…&state=…`
+  /// names no secret item, yet its code is a credential.
   private static func queryCredentials(_ url: URL?, redaction: Redaction) -> [String] {
     guard let url,
       let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?
-        .percentEncodedQuery
+        .percentEncodedQuery, !query.isEmpty
     else { return [] }
-    return query.split(separator: "&").filter { item in
-      let name = String(item.prefix { $0 != "=" })
-      let decoded = name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name
-      return redaction.isSecret(name: decoded)
-    }.map(String.init).sorted()
+    let numbers = SecretNumbers()
+    _ = redaction.numbering(numbers).query(query)
+    return numbers.values.sorted()
   }
 
   /// The credentials a request body carries: every value `redaction` hides in it (JSON fields

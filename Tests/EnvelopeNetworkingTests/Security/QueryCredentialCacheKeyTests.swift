@@ -32,6 +32,33 @@ import Testing
     #expect(try key("user-a-credential") != key("user-b-credential"))
   }
 
+  /// Queries whose credential only `Redaction`'s whole rule sees (not a secret item name): an
+  /// OAuth authorization code beside `state` (a callback GET), and a token inside an
+  /// encoded URL item. Whatever the redaction hides in the query owns a `.base` or `.custom`
+  /// entry, as for the body.
+  static let queries: [String] = [
+    "code=%@&state=s1&page=1",
+    "page=1&next=https%3A%2F%2Fx.example%2Fa%3Faccess_token%3D%@",
+  ]
+
+  @Test(arguments: [CacheKey.base, .custom("v1")], queries)
+  func twoUsersWhoseQueryCredentialOnlyTheRedactionSeesNeverShareAnEntry(
+    _ identity: CacheKey, _ query: String
+  ) throws {
+    func key(_ user: String) throws -> String {
+      let url = try #require(
+        URL(
+          string: "https://api.example.com/v1/cb?"
+            + query.replacingOccurrences(of: "%@", with: user)))
+      return CachePartition.key(
+        for: URLRequest(url: url), identity: identity,
+        endpoint: (URL(string: "https://api.example.com")!, "/v1/cb"), scope: nil)
+    }
+    #expect(try key("user-a-credential") != key("user-b-credential"))
+    // What is no credential still shares the entry.
+    #expect(try key("same") == key("same"))
+  }
+
   /// An ordinary query item stays out of a `.base` key: every query shares one entry.
   @Test func anOrdinaryQueryItemStaysOutOfABaseKey() throws {
     func key(_ page: String) throws -> String {
