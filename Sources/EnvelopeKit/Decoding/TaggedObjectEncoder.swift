@@ -69,20 +69,27 @@ struct TaggedObjectEncoder: Encoder {
   func singleValueContainer() -> any SingleValueEncodingContainer {
     TaggedObjectSingleValueContainer(encoder: self)
   }
-
-  /// Encodes `value` through an encoder over `base` with the same checks.
-  func encode(_ value: some Encodable) throws {
-    try value.encode(to: self)
-  }
 }
 
 /// A value encoded where the tag needs an object: writes through `TaggedObjectEncoder`.
+///
+/// The wrapper must not change what the value writes. `ModelEncoder` writes it as its own type
+/// (`model`: that type's key mappings apply, as when the value is encoded directly), and a
+/// dictionary with `String` keys, which every encoder writes by its own rule (no key strategy
+/// converts its keys) and which is an object, is handed to the encoder as it is.
 struct TaggedObjectValue: Encodable {
   let value: any Encodable
   let objectKeys: ArraySlice<String>
   let check: TaggedObjectCheck
 
+  /// The value's own type: the model whose key mappings `ModelEncoder` applies to it.
+  var model: Any.Type { type(of: value) }
+
   func encode(to encoder: any Encoder) throws {
+    if objectKeys.isEmpty, value is any StringKeyedDictionary {
+      var container = encoder.singleValueContainer()
+      return try container.encode(value)
+    }
     try value.encode(to: TaggedObjectEncoder(base: encoder, objectKeys: objectKeys, check: check))
   }
 }
@@ -90,7 +97,9 @@ struct TaggedObjectValue: Encodable {
 // MARK: - Containers
 
 /// A single value where an object is needed: a value of another type is encoded in its place
-/// (a wrapper around a model writes the model's object); a scalar or null is refused.
+/// (a wrapper around a model writes the model's object), through the base encoder's own
+/// single-value container so that it is written as that type (its key mappings); a scalar or
+/// null is refused.
 private struct TaggedObjectSingleValueContainer: SingleValueEncodingContainer {
   let encoder: TaggedObjectEncoder
   var codingPath: [any CodingKey] { encoder.codingPath }
@@ -114,7 +123,11 @@ private struct TaggedObjectSingleValueContainer: SingleValueEncodingContainer {
   mutating func encode(_ value: UInt16) throws { throw refuse("a number") }
   mutating func encode(_ value: UInt32) throws { throw refuse("a number") }
   mutating func encode(_ value: UInt64) throws { throw refuse("a number") }
-  mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encode(value) }
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    var container = encoder.base.singleValueContainer()
+    try container.encode(
+      TaggedObjectValue(value: value, objectKeys: encoder.objectKeys, check: encoder.check))
+  }
 }
 
 /// The base encoder's keyed container, with `guarded`'s value held to an object.

@@ -252,7 +252,11 @@ final class EncoderImpl: Encoder, SingleValueEncodingContainer, ExactNumberEncod
       try dictionary.encodeKeepingKeys(into: member, encoder: self, key: key, depth: depth)
       return
     }
-    try withChild(member: member, key: key, depth: depth, model: T.self) {
+    // A tagged variant's value on its way through `TaggedObjectEncoder` is the model itself.
+    let model =
+      T.self == TaggedObjectValue.self
+      ? reinterpret(value, as: TaggedObjectValue.self).model : T.self
+    try withChild(member: member, key: key, depth: depth, model: model) {
       try value.encode(to: $0)
     }
   }

@@ -246,4 +246,72 @@ import Testing
       }
     }
   }
+
+  /// A model with a key that a `ModelEncoder` maps (`fullTitle` → `title`).
+  struct Titled: Codable, Equatable, Sendable {
+    var fullTitle: String
+  }
+
+  /// Variants at `payload` with the tag inside it, of types an encoder writes by their own
+  /// rules: a mapped model (bare, optional, boxed) and a dictionary, whose keys no key
+  /// strategy converts.
+  enum Typed: TaggedDecodable, TaggedEncodable, Equatable, Sendable {
+    case titled(Titled)
+    case maybe(Titled?)
+    case counts([String: Int])
+
+    static let tagPath: JSONPath = "payload.type"
+    static let variants: [String: TaggedVariant<Typed>] = [
+      "titled": TaggedVariant(Titled.self, at: "payload") { .titled($0) },
+      "maybe": TaggedVariant(Titled?.self, at: "payload") { .maybe($0) },
+      "counts": TaggedVariant([String: Int].self, at: "payload") { .counts($0) },
+    ]
+    var tag: String {
+      switch self {
+      case .titled: "titled"
+      case .maybe: "maybe"
+      case .counts: "counts"
+      }
+    }
+    var variantValue: any Encodable {
+      switch self {
+      case .titled(let titled): titled
+      case .maybe(let titled): titled
+      case .counts(let counts): counts
+      }
+    }
+  }
+
+  /// What the tag check must not change: a variant's value is written as the encoder writes
+  /// that value on its own (its type's key mappings, a dictionary's keys kept under a key
+  /// strategy), with the tag added. The oracle is the same encoder writing the bare value.
+  @Test(arguments: [
+    Typed.titled(Titled(fullTitle: "T")), .maybe(Titled(fullTitle: "M")),
+    .counts(["myCount": 1, "otherCount": 2]),
+  ])
+  func aVariantInsideItsPathIsWrittenAsItsOwnTypeIsWritten(_ value: Typed) throws {
+    var ours = ModelEncoder()
+    ours.outputFormatting = [.sortedKeys]
+    ours.keyEncodingStrategy = .convertToSnakeCase
+    ours.map(Titled.self, key: "fullTitle", to: "title")
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = [.sortedKeys]
+    foundation.keyEncodingStrategy = .convertToSnakeCase
+    struct Holder: Encodable {
+      var payload: any Encodable
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyCodingKey.self)
+        try container.encode(payload, forKey: AnyCodingKey(stringValue: "payload"))
+      }
+    }
+    let encoders: [(String, (any Encodable) throws -> Data)] = [
+      ("ModelEncoder", { try ours.encode($0) }), ("JSONEncoder", { try foundation.encode($0) }),
+    ]
+    for (name, encode) in encoders {
+      let bare = String(decoding: try encode(Holder(payload: value.variantValue)), as: UTF8.self)
+      // `{"payload":{…}}` with `"type":"…"` added last (sorted keys: `type` sorts after the rest).
+      let expected = bare.dropLast(2) + #","type":"\#(value.tag)"}}"#
+      #expect(String(decoding: try encode(value), as: UTF8.self) == expected, "\(name)")
+    }
+  }
 }
