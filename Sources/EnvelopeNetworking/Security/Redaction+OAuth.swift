@@ -32,15 +32,26 @@ extension Redaction {
   static let authorizationCodeGrant: [UInt8] = Array("authorizationcode".utf8)
 
   /// Whether the JSON field `key` of `object` is the authorization code of an OAuth exchange.
-  func isOAuthCode(field key: String, in object: JSONObject) -> Bool {
+  /// `marked` keeps whether `object` marks an exchange once it was looked for (nil before): an
+  /// object is looked through once, however many members are named `code` as compared
+  /// (`c-ode`, `c_ode`, … are distinct members), so the redaction stays linear.
+  func isOAuthCode(field key: String, in object: JSONObject, marked: inout Bool?) -> Bool {
     guard key.utf8.count >= 4, key.utf8.count <= 16, Self.normalized(key) == "code",
       !isRevealed("code")
     else { return false }
-    return object.contains { name, value in
-      let compared = Self.normalized(name)
-      if Self.oauthObjectMarkers.contains(compared) { return true }
-      guard compared == Self.grantTypeName, case .string(let grant) = value else { return false }
-      return Self.normalized(grant) == "authorizationcode"
+    if let marked { return marked }
+    let found = Self.marksOAuthExchange(object)
+    marked = found
+    return found
+  }
+
+  /// Whether a JSON object holds a marker of an OAuth exchange beside its `code`.
+  private static func marksOAuthExchange(_ object: JSONObject) -> Bool {
+    object.contains { name, value in
+      let compared = normalized(name)
+      if oauthObjectMarkers.contains(compared) { return true }
+      guard compared == grantTypeName, case .string(let grant) = value else { return false }
+      return normalized(grant) == "authorizationcode"
     }
   }
 

@@ -322,8 +322,10 @@ public struct Redaction: Sendable, Hashable {
       return .array(elements.map(json))
     case .object(let object):
       var copy = JSONObject()
+      var marksExchange: Bool?
       for (key, child) in object {
-        let secret = isSecret(field: key) || isOAuthCode(field: key, in: object)
+        let secret =
+          isSecret(field: key) || isOAuthCode(field: key, in: object, marked: &marksExchange)
         copy.append(key, secret ? secretValue(child) : json(child))
       }
       return .object(copy)

@@ -53,6 +53,38 @@ private let planted = "S3CR3TPLANTED"
     #expect(!text.contains(planted))
   }
 
+  /// A JSON object of many distinct members named `code` as compared (`c-_ode`, `c.-ode`, …:
+  /// the parser keeps one member per exact name), about 256 KB, none beside an OAuth marker:
+  /// each `code` looked through the whole object for a marker, so the redaction was quadratic
+  /// in the members.
+  @Test func aJSONObjectOfManyCodesRedactsInLinearTime() {
+    var members: [String] = []
+    var size = 0
+    var number = 0
+    while size < 256_000 {
+      // `number` in base 3, as separators between `c` and `ode` (at most 12: 16 bytes).
+      var separators = ""
+      var rest = number
+      repeat {
+        separators.append(["-", "_", "."][rest % 3])
+        rest /= 3
+      } while rest > 0
+      let member = "\"c\(separators)ode\":\(number)"
+      members.append(member)
+      size += member.utf8.count + 1
+      number += 1
+    }
+    let body = "{" + members.joined(separator: ",") + ",\"password\":\"\(planted)\"}"
+    let data = Data(body.utf8)
+    let clock = ContinuousClock()
+    var text = ""
+    let elapsed = clock.measure { text = Redaction.default.bodyText(data) }
+    print("JSON-CODES-TIME \(members.count) members, \(data.count) bytes: \(elapsed)")
+    #expect(elapsed < .seconds(20), "\(elapsed)")
+    #expect(!text.contains(planted))
+    #expect(text.hasPrefix("{\"c-ode\":0,\"c_ode\":1,"), "an envelope's code stays readable")
+  }
+
   /// An error's description (what logs print) of a hostile body is quick and hides the
   /// secret at its start.
   @Test(arguments: shapes)
