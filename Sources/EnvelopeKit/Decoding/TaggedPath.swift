@@ -100,11 +100,14 @@ enum TaggedPath {
     if tagInsideValue {
       let check = TaggedObjectCheck(value: value, type: T.self, tag: value.tag)
       let objectKeys = tagKeys.dropFirst(valuePath.count).map(\.stringValue)
-      let guarded = TaggedObjectValue(
-        value: variantValue, objectKeys: objectKeys[...], check: check)
       if valuePath.isEmpty {
-        try guarded.encode(to: encoder)
+        // The value's own `encode(to:)` into this encoder, as always (the object is the tagged
+        // value's: a dictionary's keys go through the key strategy here).
+        try variantValue.encode(
+          to: TaggedObjectEncoder(base: encoder, objectKeys: objectKeys[...], check: check))
       } else {
+        let guarded = TaggedObjectValue(
+          value: variantValue, objectKeys: objectKeys[...], check: check)
         try encodeValue(guarded, at: variantPath, encoder)
       }
       // An array asked for and left empty throws nothing while it is written.

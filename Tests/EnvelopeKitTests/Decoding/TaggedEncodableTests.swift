@@ -314,4 +314,44 @@ import Testing
       #expect(String(decoding: try encode(value), as: UTF8.self) == expected, "\(name)")
     }
   }
+
+  /// A dictionary variant of the whole object (the tag `kind` written into it).
+  enum WholeCounts: TaggedEncodable, Sendable {
+    case counts([String: Int])
+    static let tagPath: JSONPath = "kind"
+    var tag: String { "counts" }
+    var variantValue: any Encodable {
+      switch self {
+      case .counts(let counts): counts
+      }
+    }
+  }
+
+  /// A variant of the whole object is written as its own `encode(to:)` writes into the tagged
+  /// value's encoder, as it always was: a dictionary's keys go through the key strategy there
+  /// (the object is the tagged value's, not the dictionary's), with the tag beside them.
+  @Test func aWholeObjectVariantIsWrittenAsItsOwnEncodeWritesIt() throws {
+    struct Direct: Encodable {
+      var value: any Encodable
+      func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+    var ours = ModelEncoder()
+    ours.keyEncodingStrategy = .convertToSnakeCase
+    let foundation = JSONEncoder()
+    foundation.keyEncodingStrategy = .convertToSnakeCase
+    let encoders: [(String, (any Encodable) throws -> Data)] = [
+      ("ModelEncoder", { try ours.encode($0) }), ("JSONEncoder", { try foundation.encode($0) }),
+    ]
+    let counts = ["myCount": 1, "otherCount": 2]
+    for (name, encode) in encoders {
+      let bare = try #require(
+        JSONSerialization.jsonObject(with: encode(Direct(value: counts))) as? [String: Any])
+      var expected = bare
+      expected["kind"] = "counts"
+      let written = try #require(
+        JSONSerialization.jsonObject(with: encode(WholeCounts.counts(counts))) as? [String: Any])
+      #expect(NSDictionary(dictionary: written) == NSDictionary(dictionary: expected), "\(name)")
+      #expect(bare["my_count"] != nil, "\(name): the oracle converts the keys")
+    }
+  }
 }
