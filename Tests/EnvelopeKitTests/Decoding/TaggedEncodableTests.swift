@@ -129,6 +129,31 @@ import Testing
     }
   }
 
+  /// Values that are not objects behind a single-value wrapper (`Optional`), where the tag is
+  /// written into them: at `payload` (the tag at `payload.type`) and of the whole object.
+  enum Wrapped: TaggedDecodable, TaggedEncodable, Equatable, Sendable {
+    case maybeList([Int]?)
+    case maybeWord(String?)
+
+    static let tagPath: JSONPath = "payload.type"
+    static let variants: [String: TaggedVariant<Wrapped>] = [
+      "maybeList": TaggedVariant([Int]?.self, at: "payload") { .maybeList($0) },
+      "maybeWord": TaggedVariant(String?.self) { .maybeWord($0) },
+    ]
+    var tag: String {
+      switch self {
+      case .maybeList: "maybeList"
+      case .maybeWord: "maybeWord"
+      }
+    }
+    var variantValue: any Encodable {
+      switch self {
+      case .maybeList(let list): list
+      case .maybeWord(let word): word
+      }
+    }
+  }
+
   struct RefusedCase: Sendable, CustomTestStringConvertible {
     var name: String
     var value: any Encodable & Sendable
@@ -153,6 +178,14 @@ import Testing
     RefusedCase(
       name: "value under the tag", value: UnderTheTag.circle(Circle(radius: 1)),
       message: ["inside its tag"]),
+    RefusedCase(
+      name: "tag inside, an optional empty array", value: Wrapped.maybeList([]),
+      message: ["an array"]),
+    RefusedCase(
+      name: "tag inside, an optional array", value: Wrapped.maybeList([1]), message: ["an array"]),
+    RefusedCase(
+      name: "tag's object an optional string", value: Wrapped.maybeWord("w"),
+      message: ["a String"]),
   ]
 
   /// Encodes `value` with ModelEncoder and JSONEncoder (sorted keys).
