@@ -129,7 +129,11 @@ struct OAuthTarget: TargetType {
     let data = Data(test.text.utf8)
     var written = [Redaction.default.bodyText(data), Redaction.default.query(test.text)]
     if test.text.hasPrefix("https:") {
-      written.append(Redaction.default.url(try #require(URL(string: test.text))))
+      guard let url = URL(string: test.text) else {
+        Issue.record("not a URL: \(test.text)")
+        return
+      }
+      written.append(Redaction.default.url(url))
     }
     for text in written {
       #expect(!text.contains("S3CR3T"), "\(text)")

@@ -139,7 +139,20 @@ private struct TaggedObjectKeyedContainer<Key: CodingKey>: KeyedEncodingContaine
 
   var codingPath: [any CodingKey] { base.codingPath }
 
-  private func isGuarded(_ key: Key) -> Bool { key.stringValue == guarded }
+  /// Whether `key` may be written where `guarded` is: compared without case, `_` and `-`,
+  /// because the encoder's key strategy (which an `Encoder` does not show) may turn both into
+  /// the same key (`metaInfo` and `meta_info` under `.convertToSnakeCase`), and a value that is
+  /// not an object there would make `JSONEncoder` stop the program on the tag's container. A
+  /// key that differs only so, holding no object, is refused even when no strategy joins them;
+  /// a `.custom` strategy that joins other names is not seen.
+  private func isGuarded(_ key: Key) -> Bool {
+    let name = key.stringValue
+    return name == guarded || Self.folded(name) == Self.folded(guarded)
+  }
+
+  private static func folded(_ name: String) -> String {
+    String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+  }
 
   private func refuse(_ found: String, _ key: Key) throws {
     guard isGuarded(key) else { return }

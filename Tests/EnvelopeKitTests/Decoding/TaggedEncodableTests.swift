@@ -387,4 +387,42 @@ import Testing
       #expect(bare["my_count"] != nil, "\(name): the oracle converts the keys")
     }
   }
+
+  /// The tag at `meta_info.kind`, a variant of the whole object writing `metaInfo`.
+  enum SnakeNested: TaggedEncodable, Sendable {
+    case labelled(JSON)
+
+    static let tagPath: JSONPath = "meta_info.kind"
+    var tag: String { "labelled" }
+    var variantValue: any Encodable {
+      switch self {
+      case .labelled(let json): json
+      }
+    }
+  }
+
+  /// Under `.convertToSnakeCase` a value's `metaInfo` is the tag path's `meta_info`: a string
+  /// there is refused with a clear error (JSONEncoder stopped the process on the tag's
+  /// container), and an object there gets the tag beside its members.
+  @Test func aKeyTheStrategyTurnsIntoTheTagPathIsHeldToAnObject() throws {
+    var ours = ModelEncoder()
+    ours.keyEncodingStrategy = .convertToSnakeCase
+    ours.outputFormatting = [.sortedKeys]
+    let foundation = JSONEncoder()
+    foundation.keyEncodingStrategy = .convertToSnakeCase
+    foundation.outputFormatting = [.sortedKeys]
+    let encoders: [(String, (any Encodable) throws -> Data)] = [
+      ("ModelEncoder", { try ours.encode($0) }), ("JSONEncoder", { try foundation.encode($0) }),
+    ]
+    for (name, encode) in encoders {
+      #expect(throws: EncodingError.self, "\(name)") {
+        try encode(SnakeNested.labelled(JSON(data: Data(#"{"metaInfo":"x"}"#.utf8))))
+      }
+      let object = try JSON(data: Data(#"{"metaInfo":{"note":"n"}}"#.utf8))
+      let written = try encode(SnakeNested.labelled(object))
+      #expect(
+        String(decoding: written, as: UTF8.self)
+          == #"{"meta_info":{"kind":"labelled","note":"n"}}"#, "\(name)")
+    }
+  }
 }
