@@ -290,24 +290,27 @@ final class TaskBox: @unchecked Sendable {
 
   var isCancelled: Bool { lock.withLock { cancelled } }
 
+  /// Keeps `task`, which `exchange` was attached to; cancels it at once when `cancel()` came
+  /// first.
   func set(_ task: URLSessionTask, exchange: TaskExchange) {
     let cancelNow = lock.withLock {
       self.task = task
       self.exchange = exchange
       return cancelled
     }
-    if cancelNow { task.cancel() }
+    if cancelNow { exchange.cancel() }
   }
 
   /// What the task moved (nothing before it started).
   var counts: TaskExchange.Counts { lock.withLock { exchange }?.counts ?? .init() }
 
+  /// Cancels the task through its exchange (see `TaskExchange.cancel()`).
   func cancel() {
-    let task = lock.withLock {
+    let exchange = lock.withLock {
       cancelled = true
-      return self.task
+      return self.exchange
     }
-    task?.cancel()
+    exchange?.cancel()
   }
 
   /// The request the task sent last (after the redirects the session followed), if any.
