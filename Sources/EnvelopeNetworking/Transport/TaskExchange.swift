@@ -150,8 +150,10 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
 
   /// After `wait`, checks the idle limit on the delegate queue, behind the callbacks queued.
   private func checkIdle(after wait: Duration) {
-    let nanoseconds = Int(clamping: wait.components.seconds * 1_000_000_000)
-      &+ Int(clamping: wait.components.attoseconds / 1_000_000_000)
+    // At most a week (`Timeout.longest`, as every limit here is): no overflow.
+    let seconds = min(max(wait.components.seconds, 0), Int64(Timeout.longest))
+    let nanoseconds =
+      Int(seconds) * 1_000_000_000 + Int(wait.components.attoseconds / 1_000_000_000)
     DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
       [weak self] in
       guard let self, let queue = lock.withLock({ ended ? nil : idle?.queue }) else { return }

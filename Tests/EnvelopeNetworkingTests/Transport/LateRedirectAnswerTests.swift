@@ -24,7 +24,8 @@ import Testing
     /// companion's delegate queue.
     func transport() async throws -> (URLSessionTransport, OperationQueue) {
       let transport = URLSessionTransport(session: URLSession(configuration: .ephemeral))
-      _ = try await transport.send(URLRequest(url: server.baseURL.appendingPathComponent("headers")))
+      _ = try await transport.send(
+        URLRequest(url: server.baseURL.appendingPathComponent("headers")))
       let queue = try #require(SessionCompanion.of(transport.session).delegateQueue)
       return (transport, queue)
     }
