@@ -146,9 +146,11 @@
         -> Void
     ) {
       let exchange = exchange(task)
+      exchange?.holdIdle(true)
       let failure = challenge.failureResponse as? HTTPURLResponse
       let answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = {
         disposition, credential in
+        exchange?.holdIdle(false)
         if disposition == .useCredential, let credential {
           completionHandler(.useCredential, credential)  // sent again with it
         } else if disposition == .cancelAuthenticationChallenge {

@@ -166,6 +166,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     let wait: Duration? = lock.withLock {
       guard !ended, !cancelled, let task, let idle else { return nil }
       let quiet = ContinuousClock.now - idle.last
+      if idle.held { return idle.limit }
       if quiet < idle.limit { return idle.limit - quiet }
       self.idle?.passed = true
       cancelled = true
@@ -173,6 +174,15 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       return nil
     }
     if let wait { checkIdle(after: wait) }
+  }
+
+  /// Holds the idle limit while a challenge waits for an answer (`true`), as FoundationNetworking
+  /// stops its own timeout then, and counts it again from now (`false`).
+  func holdIdle(_ held: Bool) {
+    lock.withLock {
+      idle?.held = held
+      active()
+    }
   }
 
   /// Something happened on the task: the idle limit counts from now. Call under `lock`.
@@ -395,4 +405,6 @@ private struct IdleLimit {
   let queue: OperationQueue
   /// The limit passed and the task was cancelled for it.
   var passed: Bool
+  /// A challenge waits for an answer: the limit does not run.
+  var held = false
 }

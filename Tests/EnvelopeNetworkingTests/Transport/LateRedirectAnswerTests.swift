@@ -71,6 +71,35 @@ import Testing
       #expect(response.statusCode == 200)
     }
 
+    /// A session delegate that answers every challenge with the default handling after `delay`.
+    final class SlowChallengeDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+      let delay: TimeInterval
+      init(delay: TimeInterval) { self.delay = delay }
+
+      func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler:
+          @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+      ) {
+        Thread.sleep(forTimeInterval: delay)
+        completionHandler(.performDefaultHandling, nil)
+      }
+    }
+
+    @Test func aChallengeAnsweredAfterTheTimeoutIsNoTimeout() async throws {
+      // FoundationNetworking stops its timeout while a challenge waits for the app's answer; the
+      // transport's idle timeout does the same.
+      let session = URLSession(
+        configuration: .ephemeral, delegate: SlowChallengeDelegate(delay: 2), delegateQueue: nil)
+      let transport = URLSessionTransport(session: session)
+      let url = try #require(URL(string: "\(server.baseURL)/challenge?scheme=basic"))
+      var request = URLRequest(url: url)
+      request.timeoutInterval = 1
+      let (_, response) = try await transport.send(request)
+      #expect(response.statusCode == 401)
+    }
+
     @Test func anIdleRequestStillTimesOut() async throws {
       let (transport, _) = try await transport()
       let url = try #require(URL(string: "\(server.baseURL)/delay?seconds=4"))
