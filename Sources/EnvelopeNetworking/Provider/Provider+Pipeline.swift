@@ -190,7 +190,9 @@ extension Provider {
     while true {
       attempt += 1
       try Task.checkCancellation()
-      let exchange = Exchange(
+      // Made optional once: the line and the task-local take an `Exchange?`, and wrapping a
+      // copy for each of them copied its fields (the target, the plugins, the call's values).
+      let exchange: Exchange? = Exchange(
         call: ProviderCall(id: id, attempt: attempt, values: values), target: target,
         cacheUse: plan.cacheUse,
         plugins: plugins)
@@ -221,7 +223,7 @@ extension Provider {
   /// plugins see as they see a status the target does not accept. A body a plugin put in place
   /// of the one read is decoded again.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
-    _ target: Target, _ plan: Plan, _ exchange: Exchange
+    _ target: Target, _ plan: Plan, _ exchange: Exchange?
   ) async throws -> Plan.Value {
     // What the pass that read the status decoded, and from which body: a value, or why not.
     // Separate locals, not a wrapper: a wrapper of the generic value was copied on the way out.
@@ -256,7 +258,8 @@ extension Provider {
       if let body = earlyBody, Self.same(body, response.data) {
         if let earlyError { throw earlyError }
         guard let decoded = early.take() else { throw CancellationError() }
-        value = plan.handing(decoded, over: response)
+        // Consumed: passed as it was, the value was copied (a retain per reference it holds).
+        value = plan.handing(consume decoded, over: response)
       } else {
         report = DecodingReport()
         value = try plan.decode(response, target, with: decoder, status: &status, report: &report)

@@ -19,10 +19,11 @@ struct StubTransport<Target: TargetType>: LineTransport {
   nonisolated(nonsending) func response(to request: URLRequest, in exchange: Exchange?)
     async throws -> Response
   {
-    guard let stub = stub(for: exchange) else {
+    // Unwrapped once: each `exchange?.` copied the whole exchange out of the optional.
+    guard let current = exchange, let stub = stub(for: current.target) else {
       return try await next.response(to: request, in: exchange)
     }
-    if exchange?.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
+    if current.cacheUse == .cacheOnly { throw CacheMiss() }  // a stub has no cache
     let answer = try stub.sample.resolve(fixtures: fixtures)
     if case .delayed(let delay) = stub.behavior { try await Task.sleep(for: delay) }
     if let delay = answer.delay { try await Task.sleep(for: delay) }
