@@ -255,7 +255,8 @@ extension Provider {
     // target's `error(for:)` and `surfaced` decide on it), not the replaced body's.
     var status: EnvelopeStatus?
     do {
-      if let body = earlyBody, Self.same(body, response.data) {
+      // Only a plugin's `process` hands on another body: without plugins it is the one read.
+      if let body = earlyBody, plugins.isEmpty || Self.same(body, response.data) {
         if let earlyError { throw earlyError }
         guard let decoded = early.take() else { throw CancellationError() }
         // Consumed: passed as it was, the value was copied (a retain per reference it holds).
