@@ -190,7 +190,9 @@ extension Provider {
     while true {
       attempt += 1
       try Task.checkCancellation()
-      let exchange = Exchange(
+      // Made optional once: the line and the task-local take an `Exchange?`, and wrapping a
+      // copy for each of them copied its fields (the target, the plugins, the call's values).
+      let exchange: Exchange? = Exchange(
         call: ProviderCall(id: id, attempt: attempt, values: values), target: target,
         cacheUse: plan.cacheUse,
         plugins: plugins)
@@ -201,14 +203,26 @@ extension Provider {
         return try await Exchange.$current.withValue(exchange) {
           try await self.attempt(target, plan, exchange)
         }
-      } catch let error as ProviderError {
-        let delay = await Exchange.$current.withValue(exchange) {
-          await self.retryDelay(after: error, target: target, attempt: attempt)
-        }
-        guard let delay else { throw surfaced(error, target) }
-        if delay > .zero { try await Task.sleep(for: delay) }
+      } catch {
+        try await afterFailure(error, target, attempt: attempt, exchange)
       }
     }
+  }
+
+  /// After a failed attempt: throws what the caller receives, or waits the delay a plugin asked
+  /// for before the next attempt. Apart from `run` so that its locals (the error, the delay, the
+  /// clock's instants) are not in every call's frame: an async function's local of a generic or
+  /// resilient type is an allocation of the task's on each call, taken or not.
+  @inline(never)
+  private nonisolated(nonsending) func afterFailure(
+    _ error: any Error, _ target: Target, attempt: Int, _ exchange: Exchange?
+  ) async throws {
+    guard let error = error as? ProviderError else { throw error }
+    let delay = await Exchange.$current.withValue(exchange) {
+      await self.retryDelay(after: error, target: target, attempt: attempt)
+    }
+    guard let delay else { throw surfaced(error, target) }
+    if delay > .zero { try await Task.sleep(for: delay) }
   }
 
   /// One attempt, with or without plugins: the stages (`exchange`, whose plugin chain is empty
@@ -221,7 +235,7 @@ extension Provider {
   /// plugins see as they see a status the target does not accept. A body a plugin put in place
   /// of the one read is decoded again.
   private nonisolated(nonsending) func attempt<Plan: CallPlan>(
-    _ target: Target, _ plan: Plan, _ exchange: Exchange
+    _ target: Target, _ plan: Plan, _ exchange: Exchange?
   ) async throws -> Plan.Value {
     // What the pass that read the status decoded, and from which body: a value, or why not.
     // Separate locals, not a wrapper: a wrapper of the generic value was copied on the way out.
@@ -243,23 +257,46 @@ extension Provider {
     } send: {
       try await self.line.response(to: $0, in: exchange)
     }
+    let response = try settle(
+      consume result, &early, earlyError: earlyError, earlyBody: earlyBody, &report, target, plan)
+    // Each stage called only when it has work: an async call costs a frame even when it
+    // returns at once.
+    if !report.isEmpty { await didDecode(report, response, target) }
+    if cacheLayer != nil { await store(response, target, plan.cacheUse) }
+    return try Self.take(&early)
+  }
+
+  /// The response the plugins handed on, with the attempt's value settled in `early`: the value
+  /// decoded before the plugins looked, handed over when they handed on the same body, else
+  /// `response` decoded again. Throws the attempt's failure, as a `ProviderError`.
+  ///
+  /// Sync and apart from `attempt`: in an async function each local of a generic or resilient
+  /// type (the value, an Optional of it, a `DecodingError`, a `ProviderError`, a `Result`) is
+  /// an allocation of the task's on every call, taken or not.
+  @inline(never)
+  private func settle<Plan: CallPlan>(
+    _ result: consuming Result<Response, ProviderError>, _ early: inout Plan.Value?,
+    earlyError: DecodingError?, earlyBody: Data?, _ report: inout DecodingReport,
+    _ target: Target, _ plan: Plan
+  ) throws -> Response {
     let response: Response
     switch consume result {  // moved out, not copied
     case .success(let value): response = value
     case .failure(let error): throw error
     }
-    let value: Plan.Value
     // The status of a body a plugin put in place, once read: its failure carries it (the
     // target's `error(for:)` and `surfaced` decide on it), not the replaced body's.
     var status: EnvelopeStatus?
     do {
-      if let body = earlyBody, Self.same(body, response.data) {
+      // Only a plugin's `process` hands on another body: without plugins it is the one read.
+      if let body = earlyBody, plugins.isEmpty || Self.same(body, response.data) {
         if let earlyError { throw earlyError }
         guard let decoded = early.take() else { throw CancellationError() }
-        value = plan.handing(decoded, over: response)
+        // Consumed: passed as it was, the value was copied (a retain per reference it holds).
+        early = plan.handing(consume decoded, over: response)
       } else {
         report = DecodingReport()
-        value = try plan.decode(response, target, with: decoder, status: &status, report: &report)
+        early = try plan.decode(response, target, with: decoder, status: &status, report: &report)
       }
     } catch {
       var failed = response
@@ -267,10 +304,13 @@ extension Provider {
       failed.failureDecoder = FailureDecoder(decoder)
       throw try Self.providerError(error, response: failed)
     }
-    // Each stage called only when it has work: an async call costs a frame even when it
-    // returns at once.
-    if !report.isEmpty { await didDecode(report, response, target) }
-    if cacheLayer != nil { await store(response, target, plan.cacheUse) }
+    return response
+  }
+
+  /// The settled value, moved out of its Optional (sync, for the same reason as `settle`).
+  @inline(never)
+  private static func take<Value>(_ value: inout Value?) throws -> Value {
+    guard let value = value.take() else { throw CancellationError() }
     return value
   }
 

@@ -112,6 +112,8 @@ extension RequestTask {
 
   /// Applies the task to `request`, then appends the target's `query` items to the URL.
   func apply(to request: inout URLRequest, query items: [URLQueryItem]) throws {
+    // Nothing to add (most GETs): no work, not even an empty list of queries to filter.
+    if case .plain = self, items.isEmpty { return }
     var queries: [String] = []
     switch self {
     case .plain:
