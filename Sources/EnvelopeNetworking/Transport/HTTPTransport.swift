@@ -103,8 +103,8 @@ extension HTTPTransport {
 /// asked.
 ///
 /// On Linux the transport keeps each task's idle timeout itself (the request's
-/// `timeoutInterval`, or the configuration's `timeoutIntervalForRequest` when the request's is
-/// `URLRequest`'s default of 60 s, fractions of a second included) and hands FoundationNetworking a week instead, and it cancels its tasks
+/// `timeoutInterval` once set, else the configuration's `timeoutIntervalForRequest`, fractions of
+/// a second included) and hands FoundationNetworking a week instead, and it cancels its tasks
 /// only in step with its redirect answers: FoundationNetworking (up to Swift 6.3.1) stops the
 /// process when a redirect is answered after the task timed out or was cancelled. The tasks
 /// your session's delegate sees (the companion's) keep that week as their `timeoutInterval`;

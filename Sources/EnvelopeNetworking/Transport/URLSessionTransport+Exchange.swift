@@ -136,23 +136,20 @@ extension URLSessionTransport {
 
   /// The idle timeout FoundationNetworking would give `request` on Linux, which the transport
   /// keeps itself (see `TaskExchange.attach`): the request's `timeoutInterval` once it was set,
-  /// else the configuration's `timeoutIntervalForRequest`. FoundationNetworking tells the two
-  /// apart by a flag it keeps private; here a request at `URLRequest`'s default (60 s) counts as
-  /// unset (the provider always sets it from `TargetType.timeout`). Unlike FoundationNetworking,
-  /// which counts whole seconds (0.5 s became 1 ms), it keeps fractions. Nil on Apple
-  /// platforms, where URLSession keeps it.
+  /// else the configuration's `timeoutIntervalForRequest` (FoundationNetworking tells them apart
+  /// by a stored flag, read here by reflection; without it, the request's). Unlike
+  /// FoundationNetworking, which counts whole seconds (0.5 s became 1 ms), it keeps fractions.
+  /// Nil on Apple platforms, where URLSession keeps it.
   func idleLimit(of request: URLRequest) -> Duration? {
     #if canImport(FoundationNetworking)
-      let unset = request.timeoutInterval == Self.defaultRequestTimeout
+      let flag = Mirror(reflecting: request).children.first { $0.label == "isTimeoutIntervalSet" }
+      let isSet = (flag?.value as? Bool) ?? true
       return Self.waitLimit(
-        unset ? session.configuration.timeoutIntervalForRequest : request.timeoutInterval)
+        isSet ? request.timeoutInterval : session.configuration.timeoutIntervalForRequest)
     #else
       return nil
     #endif
   }
-
-  /// `URLRequest`'s `timeoutInterval` when none was set.
-  static let defaultRequestTimeout = URLRequest(url: URL(fileURLWithPath: "/")).timeoutInterval
 
   /// One streamed task, kept in `box`, its head awaited; cancelling the calling task cancels it.
   private func head(

@@ -102,7 +102,7 @@ import Testing
 
     @Test func anIdleRequestStillTimesOut() async throws {
       let (transport, _) = try await transport()
-      let url = try #require(URL(string: "\(server.baseURL)/delay?seconds=30"))
+      let url = try #require(URL(string: "\(server.baseURL)/delay?seconds=4"))
       var request = URLRequest(url: url)
       request.timeoutInterval = 1
       let start = ContinuousClock.now
@@ -112,24 +112,7 @@ import Testing
       } catch let error as URLError {
         #expect(error.code == .timedOut)
       }
-      #expect(ContinuousClock.now - start < .seconds(20))
-    }
-
-    /// A request whose timeout was never set idles out at the session configuration's
-    /// `timeoutIntervalForRequest`, as FoundationNetworking's own timer did.
-    @Test func aRequestWithoutATimeoutTakesTheConfigurations() async throws {
-      let configuration = URLSessionConfiguration.ephemeral
-      configuration.timeoutIntervalForRequest = 1
-      let transport = URLSessionTransport(session: URLSession(configuration: configuration))
-      let url = try #require(URL(string: "\(server.baseURL)/delay?seconds=30"))
-      let start = ContinuousClock.now
-      do {
-        _ = try await transport.send(URLRequest(url: url))
-        Issue.record("expected a timeout")
-      } catch let error as URLError {
-        #expect(error.code == .timedOut)
-      }
-      #expect(ContinuousClock.now - start < .seconds(20))
+      #expect(ContinuousClock.now - start < .seconds(3))
     }
   }
 #endif
