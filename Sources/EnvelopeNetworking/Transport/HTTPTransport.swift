@@ -102,14 +102,6 @@ extension HTTPTransport {
 /// transport decides redirects: your session delegate's `willPerformHTTPRedirection` is not
 /// asked.
 ///
-/// On Linux the transport keeps each task's idle timeout itself (the request's
-/// `timeoutInterval` once set, else the configuration's `timeoutIntervalForRequest`, fractions of
-/// a second included) and hands FoundationNetworking a week instead, and it cancels its tasks
-/// only in step with its redirect answers: FoundationNetworking (up to Swift 6.3.1) stops the
-/// process when a redirect is answered after the task timed out or was cancelled. The tasks
-/// your session's delegate sees (the companion's) keep that week as their `timeoutInterval`;
-/// cancel a call by cancelling its Swift task, never by calling `cancel()` on such a task.
-///
 /// A 401 comes back as the response it is, with its body, whatever its `WWW-Authenticate`
 /// (Basic, Digest, another scheme): your session's delegate may answer the challenge with a
 /// credential (the request is then sent again with it); any other answer, or no delegate, ends
@@ -298,27 +290,24 @@ final class TaskBox: @unchecked Sendable {
 
   var isCancelled: Bool { lock.withLock { cancelled } }
 
-  /// Keeps `task`, which `exchange` was attached to; cancels it at once when `cancel()` came
-  /// first.
   func set(_ task: URLSessionTask, exchange: TaskExchange) {
     let cancelNow = lock.withLock {
       self.task = task
       self.exchange = exchange
       return cancelled
     }
-    if cancelNow { exchange.cancel() }
+    if cancelNow { task.cancel() }
   }
 
   /// What the task moved (nothing before it started).
   var counts: TaskExchange.Counts { lock.withLock { exchange }?.counts ?? .init() }
 
-  /// Cancels the task through its exchange (see `TaskExchange.cancel()`).
   func cancel() {
-    let exchange = lock.withLock {
+    let task = lock.withLock {
       cancelled = true
-      return self.exchange
+      return self.task
     }
-    exchange?.cancel()
+    task?.cancel()
   }
 
   /// The request the task sent last (after the redirects the session followed), if any.

@@ -73,19 +73,12 @@
       return true
     }
 
-    /// A task for `request` (with `file` as its body, when given) attached to `exchange`, whose
-    /// callbacks go to it; not resumed.
-    ///
-    /// The exchange keeps the idle timeout (`idleLimit`, nil for none), and the request goes
-    /// with FoundationNetworking's own out of the way (`Timeout.longest`): see
-    /// `TaskExchange.attach`.
-    func task(
-      for request: URLRequest, uploading file: URL?, exchange: TaskExchange,
-      idleLimit: Duration?
-    ) -> URLSessionTask {
-      var request = request
-      request.timeoutInterval = Timeout.longest
-      let (task, queue) = lock.withLock {
+    /// A task for `request` (with `file` as its body, when given) whose callbacks go to
+    /// `exchange`; not resumed.
+    func task(for request: URLRequest, uploading file: URL?, exchange: TaskExchange)
+      -> URLSessionTask
+    {
+      lock.withLock {
         let session: URLSession
         if let made {
           session = made
@@ -99,15 +92,9 @@
           file.map { session.uploadTask(with: request, fromFile: $0) }
           ?? session.dataTask(with: request)
         exchanges[task.taskIdentifier] = exchange
-        return (task, session.delegateQueue)
+        return task
       }
-      exchange.attach(task, idleLimit: idleLimit, on: queue)
-      return task
     }
-
-    /// The delegate queue of the companion's session (made on first use), for tests that hold
-    /// it up.
-    package var delegateQueue: OperationQueue? { lock.withLock { made?.delegateQueue } }
 
     private func invalidate() {
       lock.withLock { made }?.finishTasksAndInvalidate()
@@ -146,11 +133,9 @@
         -> Void
     ) {
       let exchange = exchange(task)
-      exchange?.holdIdle(true)
       let failure = challenge.failureResponse as? HTTPURLResponse
       let answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void = {
         disposition, credential in
-        exchange?.holdIdle(false)
         if disposition == .useCredential, let credential {
           completionHandler(.useCredential, credential)  // sent again with it
         } else if disposition == .cancelAuthenticationChallenge {

@@ -13,10 +13,6 @@ import Foundation
 /// delegate; on Linux, where a task's own delegate is not told about data or completion, the
 /// session's `SessionCompanion` calls it and passes the callbacks on.
 ///
-/// It is also the one way the transport cancels its task, and on Linux it keeps the task's idle
-/// timeout itself: FoundationNetworking (up to Swift 6.3.1) stops the process when a redirect is
-/// answered after the task was cancelled or timed out (see `cancel()`).
-///
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// Which bytes the progress counts.
@@ -65,14 +61,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// (touched only by the delegate queue, one callback at a time).
   private var pieces = 0
   private var backlog = 0
-  /// The task, from `attach` until it ends (then nil, so that neither keeps the other).
-  private var task: URLSessionTask?
-  /// The transport cancelled the task (or its idle limit passed): a redirect asked later is not
-  /// answered.
-  private var cancelled = false
-  private var ended = false
-  /// The idle timeout the exchange keeps (Linux), nil for none.
-  private var idle: IdleLimit?
 
   /// What the task moved so far.
   var counts: Counts { lock.withLock { counted } }
@@ -112,84 +100,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     self.stream = stream
   }
 
-  // MARK: - The task
-
-  /// Makes `task` the exchange's (before it is resumed); with `idleLimit`, the exchange times it
-  /// out once nothing has happened for that long, checking on `queue` (the delegate queue).
-  ///
-  /// FoundationNetworking's own timeout must then be out of the way (a week,
-  /// `Timeout.longest`): when it passes while a redirect callback is on its way, the task
-  /// silently becomes complete and the answer stops the process (`HTTPURLProtocol.swift`,
-  /// `didCompleteRedirectCallback`). The exchange's check runs on the delegate queue behind
-  /// any callback already queued, and cancels through `cancel()`, which no answer can cross.
-  func attach(_ task: URLSessionTask, idleLimit: Duration? = nil, on queue: OperationQueue? = nil) {
-    lock.withLock {
-      self.task = task
-      if let idleLimit, let queue {
-        idle = IdleLimit(limit: idleLimit, last: .now, queue: queue, passed: false)
-      }
-    }
-    if let idleLimit, queue != nil { checkIdle(after: idleLimit) }
-  }
-
-  /// Cancels the task (unless it ended): the one way the transport cancels one.
-  ///
-  /// FoundationNetworking hears a redirect answer on its work queue, after the delegate queue;
-  /// a cancellation that reaches the work queue first completes the task, and the answer then
-  /// stops the process. So the task is cancelled under `lock`, and the redirect callback
-  /// answers under `lock` only if the task was not cancelled: whichever comes first, the work
-  /// queue gets the answer before the cancellation, or no answer at all (a handler never called
-  /// is allowed; the task ends with the cancellation).
-  func cancel() {
-    lock.withLock {
-      cancelled = true
-      guard !ended else { return }
-      task?.cancel()
-    }
-  }
-
-  /// After `wait`, checks the idle limit on the delegate queue, behind the callbacks queued.
-  private func checkIdle(after wait: Duration) {
-    // At most a week (`Timeout.longest`, as every limit here is): no overflow.
-    let seconds = min(max(wait.components.seconds, 0), Int64(Timeout.longest))
-    let nanoseconds =
-      Int(seconds) * 1_000_000_000 + Int(wait.components.attoseconds / 1_000_000_000)
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-      [weak self] in
-      guard let self, let queue = lock.withLock({ ended ? nil : idle?.queue }) else { return }
-      queue.addOperation { self.checkIdle() }
-    }
-  }
-
-  /// Times the task out when nothing happened for the idle limit; else checks again later.
-  private func checkIdle() {
-    let wait: Duration? = lock.withLock {
-      guard !ended, !cancelled, let task, let idle else { return nil }
-      let quiet = ContinuousClock.now - idle.last
-      if idle.held { return idle.limit }
-      if quiet < idle.limit { return idle.limit - quiet }
-      self.idle?.passed = true
-      cancelled = true
-      task.cancel()
-      return nil
-    }
-    if let wait { checkIdle(after: wait) }
-  }
-
-  /// Holds the idle limit while a challenge waits for an answer (`true`), as FoundationNetworking
-  /// stops its own timeout then, and counts it again from now (`false`).
-  func holdIdle(_ held: Bool) {
-    lock.withLock {
-      idle?.held = held
-      active()
-    }
-  }
-
-  /// Something happened on the task: the idle limit counts from now. Call under `lock`.
-  private func active() {
-    if idle != nil { idle?.last = .now }
-  }
-
   // MARK: - Delegate callbacks
 
   func urlSession(
@@ -198,23 +108,17 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     let next = redirectGuard.proposed(request, after: response, of: task, hasBody: hasBody)
-    // Answered under the lock, and not at all once the task was cancelled: see `cancel()`.
     lock.withLock {
-      guard !cancelled else { return }
-      active()
       if next == nil { refused = true } else { counted.followed += 1 }
-      completionHandler(next)
     }
+    completionHandler(next)
   }
 
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
-    lock.withLock {
-      active()
-      counted.sent += max(0, bytesSent)
-    }
+    lock.withLock { counted.sent += max(0, bytesSent) }
     if case .sent(let report) = progress {
       report(totalBytesSent, totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
@@ -230,7 +134,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
     lock.withLock {
-      active()
       // A new response (after a credential a delegate gave) starts the body again.
       body.removeAll()
       written = 0
@@ -269,7 +172,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
       }
     }
     let report: (Int64, Int64?)? = lock.withLock {
-      active()
       counted.received += Int64(data.count)
       guard stream == nil, failure == nil, !refused else { return nil }
       guard let part else {
@@ -288,7 +190,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         return (written, expected)
       } catch {
         failure = error
-        cancelled = true
         dataTask.cancel()
         return nil
       }
@@ -341,13 +242,6 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// Resumes the transport once: the body and response, or the error; a download's part file
   /// becomes the destination, or goes.
   private func finish(_ response: HTTPURLResponse?, error: (any Error)?) {
-    // The idle limit passed: the task was cancelled for it.
-    let timedOut: Bool = lock.withLock {
-      ended = true
-      task = nil
-      return idle?.passed ?? false
-    }
-    let error = timedOut ? URLError(.timedOut) : error
     if let stream {
       let refused: Bool = lock.withLock { self.refused }
       // A refused redirect's body is not the answer's: the head alone, the transport decides.
@@ -395,16 +289,4 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
     try FileManager.default.moveItem(at: part, to: destination)
   }
-}
-
-/// The idle timeout a `TaskExchange` keeps: the limit, when something last happened, and the
-/// delegate queue its checks run on.
-private struct IdleLimit {
-  let limit: Duration
-  var last: ContinuousClock.Instant
-  let queue: OperationQueue
-  /// The limit passed and the task was cancelled for it.
-  var passed: Bool
-  /// A challenge waits for an answer: the limit does not run.
-  var held = false
 }

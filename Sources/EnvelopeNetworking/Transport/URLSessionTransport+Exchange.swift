@@ -27,14 +27,12 @@ extension URLSessionTransport {
     var file = file
     let progress = Self.monotonic(progress)
     let first = request.url
-    let idle = idleLimit(of: request)
     let recorder = TransferMetrics.recorder
     var measure = TransferMeasure()
     for _ in 0...RedirectGuard.maximumRedirects {
       let box = TaskBox()
       let (data, response) = try await run(
-        request, uploading: file, to: destination, progress: progress, hasBody: hasBody,
-        idle: idle, in: box)
+        request, uploading: file, to: destination, progress: progress, hasBody: hasBody, in: box)
       if recorder != nil { measure.add(box.counts, body: request.httpBody) }
       guard
         let next = nextHop(
@@ -63,13 +61,11 @@ extension URLSessionTransport {
     var hasBody = request.httpBody != nil
     let first = request.url
     let timeout = Self.waitLimit(request.timeoutInterval)
-    let idle = idleLimit(of: request)
     for _ in 0...RedirectGuard.maximumRedirects {
       let box = TaskBox()
       let buffer = StreamBuffer()
       buffer.onCancel = { box.cancel() }
-      let response = try await head(
-        request, hasBody: hasBody, into: buffer, in: box, timeout, idle: idle)
+      let response = try await head(request, hasBody: hasBody, into: buffer, in: box, timeout)
       guard
         let next = nextHop(
           after: response, sent: box.sent, request: request, first: first, hasBody: &hasBody)
@@ -134,33 +130,16 @@ extension URLSessionTransport {
     return Timeout.duration(seconds)
   }
 
-  /// The idle timeout FoundationNetworking would give `request` on Linux, which the transport
-  /// keeps itself (see `TaskExchange.attach`): the request's `timeoutInterval` once it was set,
-  /// else the configuration's `timeoutIntervalForRequest` (FoundationNetworking tells them apart
-  /// by a stored flag, read here by reflection; without it, the request's). Unlike
-  /// FoundationNetworking, which counts whole seconds (0.5 s became 1 ms), it keeps fractions.
-  /// Nil on Apple platforms, where URLSession keeps it.
-  func idleLimit(of request: URLRequest) -> Duration? {
-    #if canImport(FoundationNetworking)
-      let flag = Mirror(reflecting: request).children.first { $0.label == "isTimeoutIntervalSet" }
-      let isSet = (flag?.value as? Bool) ?? true
-      return Self.waitLimit(
-        isSet ? request.timeoutInterval : session.configuration.timeoutIntervalForRequest)
-    #else
-      return nil
-    #endif
-  }
-
   /// One streamed task, kept in `box`, its head awaited; cancelling the calling task cancels it.
   private func head(
     _ request: URLRequest, hasBody: Bool, into buffer: StreamBuffer, in box: TaskBox,
-    _ timeout: Duration?, idle: Duration?
+    _ timeout: Duration?
   ) async throws -> HTTPURLResponse {
     #if canImport(FoundationNetworking)
       guard SessionCompanion.of(session).ownerIsValid else { throw URLError(.cancelled) }
     #endif
     let exchange = TaskExchange(hasBody: hasBody, redirectGuard: redirectGuard, stream: buffer)
-    let task = makeTask(request, uploading: nil, exchange: exchange, idle: idle)
+    let task = makeTask(request, uploading: nil, exchange: exchange)
     box.set(task, exchange: exchange)
     task.resume()
     do {
@@ -174,7 +153,7 @@ extension URLSessionTransport {
   /// One task, kept in `box` (with what it moved); cancelling the calling task cancels it.
   private func run(
     _ request: URLRequest, uploading file: URL?, to destination: URL?,
-    progress: TaskExchange.Progress, hasBody: Bool, idle: Duration?, in box: TaskBox
+    progress: TaskExchange.Progress, hasBody: Bool, in box: TaskBox
   ) async throws -> (Data, HTTPURLResponse) {
     #if canImport(FoundationNetworking)
       // The app invalidated its session: nothing more goes out through it.
@@ -186,7 +165,7 @@ extension URLSessionTransport {
           let exchange = TaskExchange(
             hasBody: hasBody, destination: destination, progress: progress,
             redirectGuard: redirectGuard, continuation: continuation)
-          let task = makeTask(request, uploading: file, exchange: exchange, idle: idle)
+          let task = makeTask(request, uploading: file, exchange: exchange)
           box.set(task, exchange: exchange)
           task.resume()
         }
@@ -199,21 +178,18 @@ extension URLSessionTransport {
     }
   }
 
-  /// A task of the session given to the transport, attached to `exchange`, which is told its
-  /// callbacks: its delegate on Apple platforms; on Linux, through the session's
-  /// `SessionCompanion`, with `idle` as the idle timeout the exchange keeps.
-  private func makeTask(
-    _ request: URLRequest, uploading file: URL?, exchange: TaskExchange, idle: Duration?
-  ) -> URLSessionTask {
+  /// A task of the session given to the transport, with `exchange` told its callbacks: its
+  /// delegate on Apple platforms; on Linux, through the session's `SessionCompanion`.
+  private func makeTask(_ request: URLRequest, uploading file: URL?, exchange: TaskExchange)
+    -> URLSessionTask
+  {
     #if canImport(FoundationNetworking)
-      return SessionCompanion.of(session).task(
-        for: request, uploading: file, exchange: exchange, idleLimit: idle)
+      return SessionCompanion.of(session).task(for: request, uploading: file, exchange: exchange)
     #else
       let task =
         file.map { session.uploadTask(with: request, fromFile: $0) }
         ?? session.dataTask(with: request)
       task.delegate = exchange
-      exchange.attach(task)
       return task
     #endif
   }
