@@ -38,33 +38,36 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   ) {
     self.init(
       decoder: decoder, parent: position.parent, key: position.key, type: position.type,
-      object: object, fallbacks: fallbacks, mappings: mappings)
+      object: object.index, embedded: object.document, fallbacks: fallbacks, mappings: mappings)
   }
 
-  /// The container for `object`, made at the value `key` of `parent` (a position taken apart:
-  /// `DecoderImpl.container(keyedBy:)` reads these from its own position without copying it).
+  /// The container for the object at token `object` (nil: the empty object) of `embedded`, or
+  /// of `parent`'s document when nil, made at the value `key` of `parent` (a position taken
+  /// apart: `DecoderImpl.container(keyedBy:)` reads these from its own position without
+  /// copying it, and passes no document for an object in place: a document taken out of the
+  /// position was retained twice more and released twice for every container).
   init(
     decoder: DecoderImpl, parent: ContainerFrame, key: AnyCodingKey?, type: Any.Type,
-    object: ObjectValue, fallbacks: [String: Any]?, mappings: ModelKeyMappings?
+    object: Int?, embedded: JSONDocument?, fallbacks: [String: Any]?,
+    mappings: ModelKeyMappings?
   ) {
+    let document = embedded ?? parent.document
     self.decoder = decoder
     self.mappings = mappings
     requirement = decoder.options.requirement(for: type)
-    self.object = object.index
-    cursor = KeyCursor(object: object.index ?? 0)
+    self.object = object
+    cursor = KeyCursor(object: object ?? 0)
     let rule = decoder.options.keyRule
     snakeCase = rule == .snakeCase
     // Most objects need no table: small, and read as they are or as snake case.
-    if let index = object.index,
-      rule == .custom || object.document.count(index) > Self.tableThreshold
-    {
+    if let index = object, rule == .custom || document.count(index) > Self.tableThreshold {
       table = Self.makeTable(
         decoder.options.settings.keyDecodingStrategy, decoder.options.customKeys,
-        object.document, index, parent.path(with: key))
+        document, index, parent.path(with: key))
     } else {
       table = nil
     }
-    super.init(parent: parent, key: key, document: object.document, fallbacks: fallbacks)
+    super.init(parent: parent, key: key, document: document, fallbacks: fallbacks)
   }
 
   /// The lookup table a `.custom` key strategy or the object's size calls for; the first

@@ -88,11 +88,13 @@ final class DecoderImpl: ReportRecorder, Decoder {
     // what it holds, and the container keeps only some of it. An object in place is
     // `objectValue(at:)`'s first case, read without copying the position; every other value
     // (coerced, defaulted, an error) goes through it.
-    let object: ObjectValue
+    let object: Int?
+    let embedded: JSONDocument?
     if let index = position.index, position.document.kind(index) == .object {
-      object = (position.document, index)
+      (object, embedded) = (index, nil)
     } else {
-      object = try objectValue(at: position)
+      let value = try objectValue(at: position)
+      (object, embedded) = (value.index, value.document)
     }
     // Only a decoder with mappings looks them up, and only a `LenientDecodable` its declared
     // values: every other decode pays two bool checks.
@@ -100,7 +102,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
     let fallbacks = position.hasOwnFallbacks ? traits(of: position.type).initialValues : nil
     return keyedContainerMaker(Key.self).make(
       decoder: self, parent: position.parent, key: position.key, type: position.type,
-      object: object, fallbacks: fallbacks, mappings: mappings)
+      object: object, embedded: embedded, fallbacks: fallbacks, mappings: mappings)
   }
 
   /// `KeyedContainer<Key>`'s metatype for the model at the position: kept in the model's

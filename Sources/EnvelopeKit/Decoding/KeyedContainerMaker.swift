@@ -11,23 +11,26 @@
 protocol KeyedContainerMaking<Key>: KeyedDecodingContainerProtocol {
   init(
     decoder: DecoderImpl, parent: ContainerFrame, key: AnyCodingKey?, type: Any.Type,
-    object: ObjectValue, fallbacks: [String: Any]?, mappings: ModelKeyMappings?)
+    object: Int?, embedded: JSONDocument?, fallbacks: [String: Any]?,
+    mappings: ModelKeyMappings?)
 }
 
 extension KeyedContainerMaking {
-  /// A container for `object` at the value `key` of `parent`. The arguments are consumed:
+  /// A container for the object at token `object` (nil: the empty object) of `embedded`, or of
+  /// `parent`'s document when nil, at the value `key` of `parent`. The arguments are consumed:
   /// the container keeps them (borrowed, each reference was retained twice, once for the call
   /// and once for the container, and released once after).
   @inline(__always)
   static func make(
     decoder: consuming DecoderImpl, parent: consuming ContainerFrame,
-    key: consuming AnyCodingKey?, type: Any.Type, object: consuming ObjectValue,
-    fallbacks: consuming [String: Any]?, mappings: consuming ModelKeyMappings?
+    key: consuming AnyCodingKey?, type: Any.Type, object: Int?,
+    embedded: consuming JSONDocument?, fallbacks: consuming [String: Any]?,
+    mappings: consuming ModelKeyMappings?
   ) -> KeyedDecodingContainer<Key> {
     KeyedDecodingContainer(
       Self(
         decoder: decoder, parent: parent, key: key, type: type, object: object,
-        fallbacks: fallbacks, mappings: mappings))
+        embedded: embedded, fallbacks: fallbacks, mappings: mappings))
   }
 }
 
