@@ -120,9 +120,11 @@ import Testing
   /// that a busy machine may deliver a chunk late; it was 0.4 s against 2 s, five times).
   @Test func aSlowSteadyStreamOutlastsTheTimeout() async throws {
     let transport = URLSessionTransport()
+    // From before the request: a loaded machine may resume this task only once the whole
+    // stream has come in (the collect alone then took 78 µs).
+    let start = ContinuousClock.now
     let streamed = try await transport.stream(
       try request("/stream/chunks?n=13&size=20&pause=0.3", timeout: 3))
-    let start = ContinuousClock.now
     let body = try await streamed.body.collect()
     #expect(body.count == 13 * 20)
     #expect(ContinuousClock.now - start > .seconds(3))
