@@ -133,9 +133,20 @@ private struct TaggedObjectSingleValueContainer: SingleValueEncodingContainer {
 /// The base encoder's keyed container, with `guarded`'s value held to an object.
 private struct TaggedObjectKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   var base: KeyedEncodingContainer<Key>
+  /// The guarded key, folded (see `isGuarded`).
   let guarded: String
   let rest: ArraySlice<String>
   let check: TaggedObjectCheck
+
+  init(
+    base: KeyedEncodingContainer<Key>, guarded: String, rest: ArraySlice<String>,
+    check: TaggedObjectCheck
+  ) {
+    self.base = base
+    self.guarded = Self.folded(guarded)
+    self.rest = rest
+    self.check = check
+  }
 
   var codingPath: [any CodingKey] { base.codingPath }
 
@@ -145,10 +156,7 @@ private struct TaggedObjectKeyedContainer<Key: CodingKey>: KeyedEncodingContaine
   /// not an object there would make `JSONEncoder` stop the program on the tag's container. A
   /// key that differs only so, holding no object, is refused even when no strategy joins them;
   /// a `.custom` strategy that joins other names is not seen.
-  private func isGuarded(_ key: Key) -> Bool {
-    let name = key.stringValue
-    return name == guarded || Self.folded(name) == Self.folded(guarded)
-  }
+  private func isGuarded(_ key: Key) -> Bool { Self.folded(key.stringValue) == guarded }
 
   private static func folded(_ name: String) -> String {
     String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })

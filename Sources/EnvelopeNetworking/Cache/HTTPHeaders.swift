@@ -59,14 +59,16 @@ enum HTTPDate {
     ]
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "GMT") ?? calendar.timeZone
+    let twoDigitStart = calendar.date(byAdding: .year, value: -50, to: now)
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
     for format in formats {
       let formatter = DateFormatter()
       formatter.calendar = calendar
       formatter.locale = Locale(identifier: "en_US_POSIX")
       formatter.timeZone = calendar.timeZone
       formatter.dateFormat = format
-      formatter.twoDigitStartDate = calendar.date(byAdding: .year, value: -50, to: now)
-      if let date = formatter.date(from: text.trimmingCharacters(in: .whitespaces)) { return date }
+      formatter.twoDigitStartDate = twoDigitStart
+      if let date = formatter.date(from: trimmed) { return date }
     }
     return nil
   }

@@ -88,7 +88,7 @@ package enum CachePartition {
     else { return [] }
     let numbers = SecretNumbers()
     _ = redaction.numbering(numbers).query(query)
-    return numbers.values.sorted()
+    return numbers.values
   }
 
   /// The credentials a request body carries: every value `redaction` hides in it (JSON fields
@@ -109,7 +109,7 @@ package enum CachePartition {
     if case .withheld = redaction.numbering(numbers).body(body) {
       return ["whole " + SHA256.hex(body)]
     }
-    return numbers.values.sorted()
+    return numbers.values
   }
 
   /// What `session` adds to `request` when it sends it that the request does not carry: the

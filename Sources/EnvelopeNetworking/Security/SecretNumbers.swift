@@ -43,10 +43,11 @@ package final class SecretNumbers: @unchecked Sendable {
     return inRequestKey && !issued ? Redaction.placeholder : Self.text(number)
   }
 
-  /// Every value numbered so far, in the order first met (what a redaction with these numbers
-  /// hid: `CachePartition` reads a body's credentials so).
+  /// Every value numbered so far, sorted (what a redaction with these numbers hid:
+  /// `CachePartition` reads the credentials of a query or a body so, in an order that does not
+  /// depend on where they stood).
   package var values: [String] {
-    lock.withLock { numbers.sorted { $0.value.number < $1.value.number }.map(\.key) }
+    lock.withLock { numbers.keys.sorted() }
   }
 
   /// Notes the placeholders in a replayed answer, so that a new value is numbered after them.
