@@ -296,18 +296,19 @@ final class TaskBox: @unchecked Sendable {
       self.exchange = exchange
       return cancelled
     }
-    if cancelNow { task.cancel() }
+    if cancelNow { exchange.cancel(task) }
   }
 
   /// What the task moved (nothing before it started).
   var counts: TaskExchange.Counts { lock.withLock { exchange }?.counts ?? .init() }
 
+  /// Cancels the task through its exchange (see `TaskExchange.cancel(_:)`), now or once set.
   func cancel() {
-    let task = lock.withLock {
+    let running = lock.withLock {
       cancelled = true
-      return self.task
+      return task.flatMap { task in exchange.map { (task, $0) } }
     }
-    task?.cancel()
+    if let (task, exchange) = running { exchange.cancel(task) }
   }
 
   /// The request the task sent last (after the redirects the session followed), if any.

@@ -2,6 +2,12 @@
   import Foundation
   import FoundationNetworking
 
+  /// The queue `session`'s companion runs its callbacks on, one at a time: for tests that hold
+  /// them back to set an order of events without timing.
+  package func companionDelegateQueue(of session: URLSession) -> OperationQueue {
+    SessionCompanion.of(session).delegateQueue
+  }
+
   /// On Linux, the session that runs the tasks of a session given to `URLSessionTransport`.
   ///
   /// FoundationNetworking tells a task's own delegate only about redirects and challenges: the
@@ -79,21 +85,28 @@
       -> URLSessionTask
     {
       lock.withLock {
-        let session: URLSession
-        if let made {
-          session = made
-        } else {
-          let queue = OperationQueue()
-          queue.maxConcurrentOperationCount = 1
-          session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-          made = session
-        }
+        let session = madeSession()
         let task =
           file.map { session.uploadTask(with: request, fromFile: $0) }
           ?? session.dataTask(with: request)
         exchanges[task.taskIdentifier] = exchange
         return task
       }
+    }
+
+    /// The queue the companion's callbacks run on, one at a time.
+    var delegateQueue: OperationQueue {
+      lock.withLock { madeSession().delegateQueue }
+    }
+
+    /// The companion's own session, made on first use; called under `lock`.
+    private func madeSession() -> URLSession {
+      if let made { return made }
+      let queue = OperationQueue()
+      queue.maxConcurrentOperationCount = 1
+      let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+      made = session
+      return session
     }
 
     private func invalidate() {

@@ -56,6 +56,8 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   private var failure: (any Error)?
   /// This task's redirect was refused (the transport sends the next hop): its body is no file.
   private var refused = false
+  /// The task was cancelled through `cancel(_:)`: no redirect of it is answered any more.
+  private var cancelled = false
   private var counted = Counts()
   /// The pieces of a streamed body delivered, and the delegate queue's length when last asked
   /// (touched only by the delegate queue, one callback at a time).
@@ -108,10 +110,12 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     let next = redirectGuard.proposed(request, after: response, of: task, hasBody: hasBody)
+    // Answered under the lock `cancel(_:)` takes, and never after a cancel (see there).
     lock.withLock {
+      guard !cancelled else { return }
       if next == nil { refused = true } else { counted.followed += 1 }
+      completionHandler(next)
     }
-    completionHandler(next)
   }
 
   func urlSession(
@@ -190,6 +194,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         return (written, expected)
       } catch {
         failure = error
+        cancelled = true
         dataTask.cancel()
         return nil
       }
@@ -232,6 +237,22 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   #endif
 
   // MARK: - The end
+
+  /// Cancels `task`, this exchange's task; a redirect of it asked about and not yet answered is
+  /// never answered.
+  ///
+  /// FoundationNetworking (up to Swift 6.3.1) stops the process when a redirect's answer reaches
+  /// a task cancelled in between: the cancel and the answer each queue work on the task's own
+  /// queue, and the answer, coming second, finds the task no longer waiting for it. Both happen
+  /// under `lock` here, so the cancel comes wholly before or after the answer, and an answer that
+  /// would follow it is dropped (the cancelled task ends with `.cancelled` all the same).
+  /// `task.cancel()` waits for the task's queue, which never waits for this lock.
+  func cancel(_ task: URLSessionTask) {
+    lock.withLock {
+      cancelled = true
+      task.cancel()
+    }
+  }
 
   /// Ends the exchange with `response` and the body so far, before the task ends: a 401 whose
   /// challenge nobody answers with a credential (FoundationNetworking would not end the task).
