@@ -16,49 +16,69 @@ import Foundation
 /// - in a JSON object, when the same object holds `"grant_type":"authorization_code"`,
 ///   `code_verifier` or `redirect_uri` (not `state`: an envelope may well have a state).
 ///
-/// Names are compared as everywhere (`codeVerifier`, `redirect-uri`). Revealing `code`
-/// (`revealing: ["code"]`) writes it in clear in every place.
+/// `device_code` is the same kind of name: the device code of the device authorization grant
+/// (RFC 8628 §3.2 and §3.4) buys the user's tokens once they approve, and some APIs name a
+/// device's model so. It is secret by the same rule, where the parameters around it mark an
+/// exchange: `grant_type=urn:ietf:params:oauth:grant-type:device_code` (in a form, a query or a
+/// JSON object) or, in a JSON object (the device authorization response), `user_code`,
+/// `verification_uri` or `verification_uri_complete`. Those markers mark a `code` beside them
+/// too, and the device grant's `grant_type` marks both names.
+///
+/// Names are compared as everywhere (`codeVerifier`, `redirect-uri`). Revealing `code` or
+/// `device_code` (`revealing: ["code"]`) writes it in clear in every place.
 extension Redaction {
-  /// `code` as compared.
-  static let oauthCodeName: [UInt8] = Array("code".utf8)
-  /// Names that, beside `code` in one form or query, make it an authorization code (as
+  /// The names secret only beside a marker of an exchange, as compared.
+  static let oauthCodeNames: Set<[UInt8]> = [Array("code".utf8), Array("devicecode".utf8)]
+  /// Names that, beside `code` or `device_code` in one form or query, make it a credential (as
   /// compared).
   static let oauthQueryMarkers: Set<String> = ["codeverifier", "redirecturi", "state"]
-  /// Names that, beside `code` in one JSON object, make it an authorization code (as compared).
-  static let oauthObjectMarkers: Set<String> = ["codeverifier", "redirecturi"]
+  /// Names that, beside `code` or `device_code` in one JSON object, make it a credential (as
+  /// compared).
+  static let oauthObjectMarkers: Set<String> = [
+    "codeverifier", "redirecturi", "usercode", "verificationuri", "verificationuricomplete",
+  ]
   /// `grant_type` as compared.
   static let grantTypeName = "granttype"
-  /// `authorization_code` as compared.
-  static let authorizationCodeGrant: [UInt8] = Array("authorizationcode".utf8)
+  /// The grants whose `grant_type` marks an exchange, as compared: `authorization_code` and
+  /// `urn:ietf:params:oauth:grant-type:device_code`.
+  static let oauthGrants: Set<[UInt8]> = [
+    Array("authorizationcode".utf8), Array("urn:ietf:params:oauth:granttype:devicecode".utf8),
+  ]
+  /// The longest value of `grant_type` looked at in text: the device grant, percent-encoded.
+  static let longestGrant = 64
 
-  /// Whether the JSON field `key` of `object` is the authorization code of an OAuth exchange.
-  /// `marked` keeps whether `object` marks an exchange once it was looked for (nil before): an
-  /// object is looked through once, however many members are named `code` as compared
-  /// (`c-ode`, `c_ode`, … are distinct members), so the redaction stays linear.
+  /// Whether the JSON field `key` of `object` is the code of an OAuth exchange (`code`,
+  /// `device_code`). `marked` keeps whether `object` marks an exchange once it was looked for
+  /// (nil before): an object is looked through once, however many members are named so as
+  /// compared (`c-ode`, `c_ode`, … are distinct members), so the redaction stays linear.
   func isOAuthCode(field key: String, in object: JSONObject, marked: inout Bool?) -> Bool {
-    guard key.utf8.count >= 4, key.utf8.count <= 16, Self.normalized(key) == "code",
-      !isRevealed("code")
-    else { return false }
+    guard key.utf8.count >= 4, key.utf8.count <= 24 else { return false }
+    let compared = Self.normalized(key)
+    guard Self.oauthCodeNames.contains(Array(compared.utf8)), !isRevealed(compared) else {
+      return false
+    }
     if let marked { return marked }
     let found = Self.marksOAuthExchange(object)
     marked = found
     return found
   }
 
-  /// Whether a JSON object holds a marker of an OAuth exchange beside its `code`.
+  /// Whether a JSON object holds a marker of an OAuth exchange beside its code.
   private static func marksOAuthExchange(_ object: JSONObject) -> Bool {
     object.contains { name, value in
       let compared = normalized(name)
       if oauthObjectMarkers.contains(compared) { return true }
       guard compared == grantTypeName, case .string(let grant) = value else { return false }
-      return normalized(grant) == "authorizationcode"
+      return oauthGrants.contains(Array(normalized(grant).utf8))
     }
   }
 
-  /// Whether `name` (a pair's name, raw bytes) is `code` as compared; at most 16 bytes are
-  /// looked at (`c%6Fde` and the like).
-  static func isCodeName(_ name: ArraySlice<UInt8>) -> Bool {
-    name.count >= 4 && name.count <= 16 && compared(name) == oauthCodeName
+  /// The name as compared when `name` (a pair's name, raw bytes) is `code` or `device_code` as
+  /// compared, else nil; at most 24 bytes are looked at (`c%6Fde` and the like).
+  static func oauthCodeName(_ name: ArraySlice<UInt8>) -> String? {
+    guard name.count >= 4, name.count <= 24 else { return nil }
+    let compared = compared(name)
+    return oauthCodeNames.contains(compared) ? String(decoding: compared, as: UTF8.self) : nil
   }
 
   /// Finds, for `=` positions asked in increasing order, whether the form or query around each
@@ -102,7 +122,7 @@ extension Redaction {
     }
 
     /// Whether a pair of `range` is a marker: each `=` looks back at its name (to the previous
-    /// byte no name holds) and, after `grant_type`, at most 40 bytes of its value.
+    /// byte no name holds) and, after `grant_type`, at most `longestGrant` bytes of its value.
     private func scan(_ range: Range<Int>) -> Bool {
       for index in range where bytes[index] == UInt8(ascii: "=") {
         var nameStart = index
@@ -115,12 +135,12 @@ extension Redaction {
         if Redaction.oauthQueryMarkers.contains(compared) { return true }
         guard compared == Redaction.grantTypeName else { continue }
         var valueEnd = index + 1
-        while valueEnd < range.upperBound, valueEnd - index <= 40,
+        while valueEnd < range.upperBound, valueEnd - index <= Redaction.longestGrant,
           bytes[valueEnd] != UInt8(ascii: "&"), bytes[valueEnd] != UInt8(ascii: "#")
         {
           valueEnd += 1
         }
-        if Redaction.compared(bytes[(index + 1)..<valueEnd]) == Redaction.authorizationCodeGrant {
+        if Redaction.oauthGrants.contains(Redaction.compared(bytes[(index + 1)..<valueEnd])) {
           return true
         }
       }

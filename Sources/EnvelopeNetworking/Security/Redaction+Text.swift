@@ -189,7 +189,7 @@ extension Redaction {
       guard nameStart < nameEnd else { continue }
       let name = bytes[nameStart..<nameEnd]
       if isSecret(nameBytes: name)
-        || (!isColon && Self.isCodeName(name) && !isRevealed("code")
+        || (!isColon && Self.oauthCodeName(name).map { !isRevealed($0) } == true
           && exchanges.marksExchange(at: separator))
       {
         guard
