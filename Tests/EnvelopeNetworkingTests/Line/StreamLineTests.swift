@@ -40,7 +40,7 @@ struct StallingTransport: HTTPTransport {
 /// The provider's line passes streams through each stage by its rule: stubs stream their
 /// sample in the chunks set, the cache neither answers nor stores a stream, the timeout
 /// applies between chunks.
-@Suite struct StreamLineTests {
+@Suite(.aheadOfTheBacklog) struct StreamLineTests {
   /// The line's stream for `target`, as a provider call sends it.
   func stream(_ provider: Provider<StreamTarget>, _ target: StreamTarget) async throws
     -> StreamedResponse

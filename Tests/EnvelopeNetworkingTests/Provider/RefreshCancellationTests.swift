@@ -41,7 +41,7 @@ final class ReceivedResponses: Plugin, @unchecked Sendable {
   }
 }
 
-@Suite(.serialized) struct RefreshCancellationTests {
+@Suite(.serialized, .aheadOfTheBacklog) struct RefreshCancellationTests {
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
   }

@@ -30,7 +30,7 @@ actor HeldRefresh {
   func stopHanging() { hangs = false }
 }
 
-@Suite(.serialized) struct RefreshTimeoutTests {
+@Suite(.serialized, .aheadOfTheBacklog) struct RefreshTimeoutTests {
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
   }

@@ -64,7 +64,7 @@ private final class WatchedStream: InputStream {
 /// thread of its own, not on one of the Swift concurrency pool: a producer that is a task
 /// (writing a pipe the stream reads) runs while the requests it feeds wait, however many there
 /// are, and cancelling a request ends its wait for a producer that never writes.
-@Suite struct BodyStreamThreadTests {
+@Suite(.aheadOfTheBacklog) struct BodyStreamThreadTests {
   let server: TestServer
 
   init() throws {

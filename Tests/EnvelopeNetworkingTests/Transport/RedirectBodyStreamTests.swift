@@ -10,7 +10,7 @@ import Testing
 
 /// A request whose body is an `httpBodyStream` keeps it on a 307 or 308, whether the call is
 /// sent whole (`send`) or streamed (`stream`): the same hops, the same body.
-@Suite struct RedirectBodyStreamTests {
+@Suite(.aheadOfTheBacklog) struct RedirectBodyStreamTests {
   let server: TestServer
 
   init() throws {

@@ -10,7 +10,7 @@ import Testing
 
 /// Every task of a provider goes through the session it was given, and that session's delegate
 /// hears about it: calls, downloads and uploads alike.
-@Suite struct SessionDelegateTests {
+@Suite(.aheadOfTheBacklog) struct SessionDelegateTests {
   init() throws {
     try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
   }

@@ -12,7 +12,7 @@ import Testing
 /// `URLSessionTransport.stream(_:)` against the loopback server: the head before the body,
 /// cancellation that closes the connection, the timeout between chunks, the redirect rule, a
 /// 401 as it is, and memory bounded with a slow consumer.
-@Suite(.serialized) struct StreamingTransportTests {
+@Suite(.serialized, .aheadOfTheBacklog) struct StreamingTransportTests {
   let server: TestServer
 
   init() throws {
