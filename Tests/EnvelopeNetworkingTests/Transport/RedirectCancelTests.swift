@@ -16,7 +16,7 @@
   /// the call is cancelled (the task's end queues behind the question), and only then is the
   /// queue let go, so the question is asked after the cancel. Answering it stopped the process
   /// (3 of 3 runs); the transport now drops an answer that would follow a cancel.
-  @Suite struct RedirectCancelTests {
+  @Suite(.aheadOfTheBacklog) struct RedirectCancelTests {
     @Test func aRedirectQueuedBeforeACancelIsNotAnswered() async throws {
       try #require(TestServer.shared != nil, "python3 must be available for the loopback server")
       let session = URLSession(configuration: .ephemeral)
