@@ -115,8 +115,9 @@ final class KeyedContainer<Key: CodingKey>: ContainerFrame, KeyedDecodingContain
   @inline(__always)
   private func lookup(_ key: Key) -> Int? { lookup(name: key.stringValue) }
 
+  /// `name` is consumed and handed on to the document's lookup (see `valueIndex`).
   @inline(__always)
-  private func lookup(name: String) -> Int? {
+  private func lookup(name: consuming String) -> Int? {
     guard let object else { return nil }
     if let table { return table[name] }
     if snakeCase {

@@ -11,7 +11,7 @@ extension JSONDocument {
   /// or non-ASCII bytes (flagged by the scanner), or a non-ASCII `key` that matched no key byte
   /// for byte, is searched comparing `String`s, still in order so that the first occurrence wins.
   @inline(__always)
-  func valueIndex(forKey key: String, inObject object: Int) -> Int? {
+  func valueIndex(forKey key: consuming String, inObject object: Int) -> Int? {
     var cursor = KeyCursor(object: object)
     return valueIndex(forKey: key, inObject: object, cursor: &cursor)
   }
@@ -30,15 +30,18 @@ extension JSONDocument {
   /// `rule` says how a JSON key reads as a model's key: as written (`ExactKeys`), or through
   /// `.convertFromSnakeCase` (`SnakeCaseKeys`), compared byte by byte without making a `String`
   /// per key.
+  ///
+  /// `key` is consumed (a container passes the `stringValue` it was just given): `withUTF8` is
+  /// mutating, and a borrowed key was copied into a local first, a retain and a release more
+  /// on every key looked up.
   @inline(__always)
   func valueIndex<Rule: KeyRule>(
-    forKey key: String, inObject object: Int, cursor: inout KeyCursor,
+    forKey key: consuming String, inObject object: Int, cursor: inout KeyCursor,
     rule: Rule.Type = ExactKeys.self
   ) -> Int? {
     if tokens[object].flags.contains(.hasNonASCIIKeys) {
       return canonicalValueIndex(forKey: key, inObject: object, rule: rule)
     }
-    var key = key
     var keyIsASCII = true
     let found: Int? = key.withUTF8 { keyBytes in
       let end = Int(tokens[object].next)
