@@ -284,35 +284,34 @@ public struct ProviderConfigurationError: Error, Sendable, CustomStringConvertib
 /// `@unchecked Sendable`: every access to its state goes through `lock`.
 final class TaskBox: @unchecked Sendable {
   private let lock = NSLock()
-  private var task: URLSessionTask?
-  private var exchange: TaskExchange?
+  /// The task and its exchange, set together once the task is made.
+  private var running: (task: URLSessionTask, exchange: TaskExchange)?
   private var cancelled = false
 
   var isCancelled: Bool { lock.withLock { cancelled } }
 
   func set(_ task: URLSessionTask, exchange: TaskExchange) {
     let cancelNow = lock.withLock {
-      self.task = task
-      self.exchange = exchange
+      running = (task, exchange)
       return cancelled
     }
     if cancelNow { exchange.cancel(task) }
   }
 
   /// What the task moved (nothing before it started).
-  var counts: TaskExchange.Counts { lock.withLock { exchange }?.counts ?? .init() }
+  var counts: TaskExchange.Counts { lock.withLock { running?.exchange }?.counts ?? .init() }
 
   /// Cancels the task through its exchange (see `TaskExchange.cancel(_:)`), now or once set.
   func cancel() {
     let running = lock.withLock {
       cancelled = true
-      return task.flatMap { task in exchange.map { (task, $0) } }
+      return self.running
     }
-    if let (task, exchange) = running { exchange.cancel(task) }
+    if let running { running.exchange.cancel(running.task) }
   }
 
   /// The request the task sent last (after the redirects the session followed), if any.
-  var sent: URLRequest? { lock.withLock { task?.currentRequest } }
+  var sent: URLRequest? { lock.withLock { running?.task.currentRequest } }
 }
 
 /// A value behind a lock.
