@@ -107,6 +107,11 @@ extension HTTPTransport {
 /// credential (the request is then sent again with it); any other answer, or no delegate, ends
 /// the call with the 401 at once.
 ///
+/// On Linux the transport keeps a task's idle limit itself (FoundationNetworking's own timer,
+/// which could stop the process when it fired during a redirect, is set to a week): a task that
+/// goes the request's `timeoutInterval` (when set after the request was made, else the session's
+/// `timeoutIntervalForRequest`) without a callback ends with `URLError(.timedOut)`.
+///
 /// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
 /// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.
 public struct URLSessionTransport: HTTPTransport {

@@ -81,10 +81,18 @@
 
     /// A task for `request` (with `file` as its body, when given) whose callbacks go to
     /// `exchange`; not resumed.
+    ///
+    /// FoundationNetworking's own request timer is set to a week: up to Swift 6.3.1, when it
+    /// fires while a redirect's question waits on the delegate queue, it ends the task, and the
+    /// answer that follows stops the process ("Received callback for HTTP redirection, but
+    /// we're not waiting for it"). The exchange keeps the request's idle limit itself
+    /// (`TaskExchange.start(_:)`) and cancels through the lock the redirect answer takes.
     func task(for request: URLRequest, uploading file: URL?, exchange: TaskExchange)
       -> URLSessionTask
     {
-      lock.withLock {
+      var request = request
+      request.timeoutInterval = Timeout.longest
+      return lock.withLock {
         let session = madeSession()
         let task =
           file.map { session.uploadTask(with: request, fromFile: $0) }
@@ -92,6 +100,15 @@
         exchanges[task.taskIdentifier] = exchange
         return task
       }
+    }
+
+    /// Whether `request`'s `timeoutInterval` was set after it was made, the rule by which
+    /// FoundationNetworking picks it over the session's `timeoutIntervalForRequest` (not
+    /// `URLRequest(url:timeoutInterval:)`'s). The flag is internal, so it is read by reflection;
+    /// a FoundationNetworking without it is taken at the request's word.
+    static func setsOwnTimeout(_ request: URLRequest) -> Bool {
+      let flag = Mirror(reflecting: request).children.first { $0.label == "isTimeoutIntervalSet" }
+      return flag?.value as? Bool ?? true
     }
 
     /// The queue the companion's callbacks run on, one at a time.

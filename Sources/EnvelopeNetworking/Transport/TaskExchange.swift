@@ -56,8 +56,17 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   private var failure: (any Error)?
   /// This task's redirect was refused (the transport sends the next hop): its body is no file.
   private var refused = false
-  /// The task was cancelled through `cancel(_:)`: no redirect of it is answered any more.
+  /// The task was cancelled through `cancel(_:)` or for idling: no redirect of it is answered
+  /// any more.
   private var cancelled = false
+  /// The longest the task may go without a callback (see `start(_:)`); nil for no limit.
+  private let idleLimit: Duration?
+  /// When the last callback came (or the task started).
+  private var lastActivity = ContinuousClock.now
+  /// The task was cancelled for passing `idleLimit`: it ends with `URLError(.timedOut)`.
+  private var timedOut = false
+  /// The exchange has resumed the transport (or ended the stream): the idle watch stops.
+  private var ended = false
   private var counted = Counts()
   /// The pieces of a streamed body delivered, and the delegate queue's length when last asked
   /// (touched only by the delegate queue, one callback at a time).
@@ -72,12 +81,14 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   ///   - destination: where a download's body goes; nil keeps the body in memory.
   ///   - progress: what to report.
   ///   - redirectGuard: the redirect rule.
+  ///   - idleLimit: the longest the task may go without a callback; nil for none.
   ///   - continuation: resumed once, with the body and response or the error.
   init(
     hasBody: Bool, destination: URL?, progress: Progress, redirectGuard: RedirectGuard,
-    continuation: Continuation
+    idleLimit: Duration?, continuation: Continuation
   ) {
     self.stream = nil
+    self.idleLimit = idleLimit
     self.hasBody = hasBody
     self.destination = destination
     self.part = destination.map { $0.appendingPathExtension("part-\(UUID().uuidString)") }
@@ -91,9 +102,11 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// - Parameters:
   ///   - hasBody: whether the request has a body the transport can send again on a 307 or 308.
   ///   - redirectGuard: the redirect rule.
+  ///   - idleLimit: the longest the task may go without a callback; nil for none.
   ///   - stream: where the head and body go.
-  init(hasBody: Bool, redirectGuard: RedirectGuard, stream: StreamBuffer) {
+  init(hasBody: Bool, redirectGuard: RedirectGuard, idleLimit: Duration?, stream: StreamBuffer) {
     self.hasBody = hasBody
+    self.idleLimit = idleLimit
     self.destination = nil
     self.part = nil
     self.progress = .none
@@ -113,6 +126,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     // Answered under the lock `cancel(_:)` takes, and never after a cancel (see there).
     lock.withLock {
       guard !cancelled else { return }
+      lastActivity = .now
       if next == nil { refused = true } else { counted.followed += 1 }
       completionHandler(next)
     }
@@ -122,7 +136,10 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
-    lock.withLock { counted.sent += max(0, bytesSent) }
+    lock.withLock {
+      counted.sent += max(0, bytesSent)
+      lastActivity = .now
+    }
     if case .sent(let report) = progress {
       report(totalBytesSent, totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
     }
@@ -139,6 +156,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   ) {
     lock.withLock {
       // A new response (after a credential a delegate gave) starts the body again.
+      lastActivity = .now
       body.removeAll()
       written = 0
       if let handle { try? handle.truncate(atOffset: 0) }
@@ -177,6 +195,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
     let report: (Int64, Int64?)? = lock.withLock {
       counted.received += Int64(data.count)
+      lastActivity = .now
       guard stream == nil, failure == nil, !refused else { return nil }
       guard let part else {
         body.append(data)
@@ -236,6 +255,49 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
   #endif
 
+  // MARK: - The idle limit
+
+  /// Starts `task`, this exchange's task, and with an `idleLimit` the watch over it: a task
+  /// that goes `idleLimit` without a callback is cancelled (through the same lock as
+  /// `cancel(_:)`, so no redirect answer follows) and ends with `URLError(.timedOut)`.
+  ///
+  /// On Linux this replaces FoundationNetworking's own request timer, which the companion
+  /// session sets to a week (`SessionCompanion.task(for:uploading:exchange:)`): that timer
+  /// (up to Swift 6.3.1) ends a task whose redirect question waits on the delegate queue, and
+  /// the answer that follows stops the process.
+  func start(_ task: URLSessionTask) {
+    task.resume()
+    if let idleLimit { watch(task, after: idleLimit) }
+  }
+
+  /// Looks at `task` again after `delay`, on a queue of its own (never the delegate queue,
+  /// whose lateness is what the limit must not wait for).
+  private func watch(_ task: URLSessionTask, after delay: Duration) {
+    let nanoseconds =
+      Int(clamping: delay.components.seconds &* 1_000_000_000)
+      &+ Int(delay.components.attoseconds / 1_000_000_000)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+      [weak self, weak task] in
+      guard let self, let task else { return }
+      self.checkIdle(task)
+    }
+  }
+
+  /// Cancels `task` when it has been idle for `idleLimit`; else watches again for the rest.
+  private func checkIdle(_ task: URLSessionTask) {
+    guard let idleLimit else { return }
+    let rest: Duration? = lock.withLock {
+      guard !ended, !cancelled else { return nil }
+      let idle = ContinuousClock.now - lastActivity
+      guard idle >= idleLimit else { return idleLimit - idle }
+      timedOut = true
+      cancelled = true
+      task.cancel()
+      return nil
+    }
+    if let rest { watch(task, after: rest) }
+  }
+
   // MARK: - The end
 
   /// Cancels `task`, this exchange's task; a redirect of it asked about and not yet answered is
@@ -263,8 +325,12 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// Resumes the transport once: the body and response, or the error; a download's part file
   /// becomes the destination, or goes.
   private func finish(_ response: HTTPURLResponse?, error: (any Error)?) {
+    let (refused, timedOut): (Bool, Bool) = lock.withLock {
+      ended = true
+      return (self.refused, self.timedOut)
+    }
+    let error = timedOut ? URLError(.timedOut) : error
     if let stream {
-      let refused: Bool = lock.withLock { self.refused }
       // A refused redirect's body is not the answer's: the head alone, the transport decides.
       if refused { stream.restart() }
       if let response, error == nil { stream.deliver(head: response) }

@@ -28,11 +28,13 @@ extension URLSessionTransport {
     let progress = Self.monotonic(progress)
     let first = request.url
     let recorder = TransferMetrics.recorder
+    let idleLimit = idleLimit(of: request)
     var measure = TransferMeasure()
     for _ in 0...RedirectGuard.maximumRedirects {
       let box = TaskBox()
       let (data, response) = try await run(
-        request, uploading: file, to: destination, progress: progress, hasBody: hasBody, in: box)
+        request, uploading: file, to: destination, progress: progress, hasBody: hasBody,
+        idleLimit: idleLimit, in: box)
       if recorder != nil { measure.add(box.counts, body: request.httpBody) }
       guard
         let next = nextHop(
@@ -61,11 +63,13 @@ extension URLSessionTransport {
     var hasBody = request.httpBody != nil
     let first = request.url
     let timeout = Self.waitLimit(request.timeoutInterval)
+    let idleLimit = idleLimit(of: request)
     for _ in 0...RedirectGuard.maximumRedirects {
       let box = TaskBox()
       let buffer = StreamBuffer()
       buffer.onCancel = { box.cancel() }
-      let response = try await head(request, hasBody: hasBody, into: buffer, in: box, timeout)
+      let response = try await head(
+        request, hasBody: hasBody, into: buffer, idleLimit: idleLimit, in: box, timeout)
       guard
         let next = nextHop(
           after: response, sent: box.sent, request: request, first: first, hasBody: &hasBody)
@@ -130,18 +134,38 @@ extension URLSessionTransport {
     return Timeout.duration(seconds)
   }
 
+  /// How long a task of `request` may go without a callback before it ends with
+  /// `URLError(.timedOut)` (see `TaskExchange.start(_:)`), for the whole exchange (every hop);
+  /// nil for no limit of the transport's own.
+  ///
+  /// On Linux, what FoundationNetworking's own timer would use, which the companion session
+  /// turns off: the request's `timeoutInterval` when it was set after the request was made,
+  /// else the session's `timeoutIntervalForRequest`. On Apple platforms the session's own
+  /// timer stays: nil.
+  private func idleLimit(of request: URLRequest) -> Duration? {
+    #if canImport(FoundationNetworking)
+      let seconds =
+        SessionCompanion.setsOwnTimeout(request)
+        ? request.timeoutInterval : session.configuration.timeoutIntervalForRequest
+      return Self.waitLimit(seconds)
+    #else
+      return nil
+    #endif
+  }
+
   /// One streamed task, kept in `box`, its head awaited; cancelling the calling task cancels it.
   private func head(
-    _ request: URLRequest, hasBody: Bool, into buffer: StreamBuffer, in box: TaskBox,
-    _ timeout: Duration?
+    _ request: URLRequest, hasBody: Bool, into buffer: StreamBuffer, idleLimit: Duration?,
+    in box: TaskBox, _ timeout: Duration?
   ) async throws -> HTTPURLResponse {
     #if canImport(FoundationNetworking)
       guard SessionCompanion.of(session).ownerIsValid else { throw URLError(.cancelled) }
     #endif
-    let exchange = TaskExchange(hasBody: hasBody, redirectGuard: redirectGuard, stream: buffer)
+    let exchange = TaskExchange(
+      hasBody: hasBody, redirectGuard: redirectGuard, idleLimit: idleLimit, stream: buffer)
     let task = makeTask(request, uploading: nil, exchange: exchange)
     box.set(task, exchange: exchange)
-    task.resume()
+    exchange.start(task)
     do {
       return try await buffer.head(timeout: timeout)
     } catch {
@@ -153,7 +177,7 @@ extension URLSessionTransport {
   /// One task, kept in `box` (with what it moved); cancelling the calling task cancels it.
   private func run(
     _ request: URLRequest, uploading file: URL?, to destination: URL?,
-    progress: TaskExchange.Progress, hasBody: Bool, in box: TaskBox
+    progress: TaskExchange.Progress, hasBody: Bool, idleLimit: Duration?, in box: TaskBox
   ) async throws -> (Data, HTTPURLResponse) {
     #if canImport(FoundationNetworking)
       // The app invalidated its session: nothing more goes out through it.
@@ -164,10 +188,10 @@ extension URLSessionTransport {
         try await withCheckedThrowingContinuation { continuation in
           let exchange = TaskExchange(
             hasBody: hasBody, destination: destination, progress: progress,
-            redirectGuard: redirectGuard, continuation: continuation)
+            redirectGuard: redirectGuard, idleLimit: idleLimit, continuation: continuation)
           let task = makeTask(request, uploading: file, exchange: exchange)
           box.set(task, exchange: exchange)
-          task.resume()
+          exchange.start(task)
         }
       } onCancel: {
         box.cancel()

@@ -49,5 +49,61 @@
       let user = try await provider.request(Route("/envelope/ok"), as: User.self)
       #expect(user.id == 1)
     }
+
+    /// The same race with the request's own timeout instead of a cancel: FoundationNetworking's
+    /// timer ended the task while the redirect's question waited, and the answer stopped the
+    /// process. The transport now sets that timer to a week and keeps the idle limit itself,
+    /// cancelling through the lock the answer takes: the call ends with `.timedOut`.
+    @Test func aRedirectQueuedPastTheRequestsTimeoutIsNotAnswered() async throws {
+      let server = try #require(
+        TestServer.shared, "python3 must be available for the loopback server")
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      let transport = URLSessionTransport(session: session)
+      let ok = server.baseURL.appendingPathComponent("envelope/ok")
+      _ = try await transport.send(URLRequest(url: ok))
+      let queue = companionDelegateQueue(of: session)
+      let idle = await poll { queue.operationCount == 0 }
+      try #require(idle, "the companion's queue never emptied")
+      let hold = DispatchSemaphore(value: 0)
+      queue.addOperation { hold.wait() }
+      var held = true
+      defer { if held { hold.signal() } }
+
+      var request = try URLRequest(
+        url: #require(URL(string: "\(server.baseURL.absoluteString)/redirect?to=/envelope/ok")))
+      request.timeoutInterval = 1
+      let call = Task { try await transport.send(request) }
+      let asked = await poll { queue.operationCount >= 2 }
+      try #require(asked, "the redirect's question never reached the companion's queue")
+      // A second on, the transport's idle limit ends the task: its end queues behind the
+      // question. (FoundationNetworking's own timer queued none: the answer was what stopped
+      // the process.)
+      let ended = await poll(rounds: 1000) { queue.operationCount >= 3 }
+      try #require(ended, "the timed-out task's end never reached the companion's queue")
+      hold.signal()
+      held = false
+
+      let outcome = await call.result
+      let error = #expect(throws: URLError.self) { try outcome.get() }
+      #expect(error?.code == .timedOut)
+      let (_, response) = try await transport.send(URLRequest(url: ok))
+      #expect(response.statusCode == 200)
+    }
+
+    /// The request's own timeout is the limit on a silence: a server that answers after it
+    /// ends the call with `.timedOut`, soon after the limit and long before the answer.
+    @Test func aRequestsTimeoutEndsASilentExchange() async throws {
+      let server = try #require(
+        TestServer.shared, "python3 must be available for the loopback server")
+      let transport = URLSessionTransport()
+      var request = try URLRequest(
+        url: #require(URL(string: "\(server.baseURL.absoluteString)/delay?seconds=20")))
+      request.timeoutInterval = 1
+      let start = ContinuousClock.now
+      let error = await #expect(throws: URLError.self) { try await transport.send(request) }
+      #expect(error?.code == .timedOut)
+      #expect(ContinuousClock.now - start < .seconds(15))
+    }
   }
 #endif
