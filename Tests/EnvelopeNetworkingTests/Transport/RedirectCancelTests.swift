@@ -24,13 +24,7 @@
       let provider = Provider<Route>(transport: URLSessionTransport(session: session))
       _ = try await provider.request(Route("/envelope/ok"), as: User.self)
       let queue = companionDelegateQueue(of: session)
-      // The first call's last callback may still be on its way out: counted from an empty queue.
-      let idle = await poll { queue.operationCount == 0 }
-      try #require(idle, "the companion's queue never emptied")
-      let hold = DispatchSemaphore(value: 0)
-      queue.addOperation { hold.wait() }
-      var held = true
-      defer { if held { hold.signal() } }
+      let hold = try await QueueHold(queue)
 
       let call = Task {
         try await provider.request(Route("/redirect", ["to": "/envelope/ok"]), as: User.self)
@@ -40,8 +34,7 @@
       call.cancel()
       let ended = await poll { queue.operationCount >= 3 }
       try #require(ended, "the cancelled task's end never reached the companion's queue")
-      hold.signal()
-      held = false
+      hold.release()
 
       let outcome = await call.result
       #expect(throws: CancellationError.self) { try outcome.get() }
@@ -63,12 +56,7 @@
       let ok = server.baseURL.appendingPathComponent("envelope/ok")
       _ = try await transport.send(URLRequest(url: ok))
       let queue = companionDelegateQueue(of: session)
-      let idle = await poll { queue.operationCount == 0 }
-      try #require(idle, "the companion's queue never emptied")
-      let hold = DispatchSemaphore(value: 0)
-      queue.addOperation { hold.wait() }
-      var held = true
-      defer { if held { hold.signal() } }
+      let hold = try await QueueHold(queue)
 
       var request = try URLRequest(
         url: #require(URL(string: "\(server.baseURL.absoluteString)/redirect?to=/envelope/ok")))
@@ -81,8 +69,7 @@
       // the process.)
       let ended = await poll(rounds: 1000) { queue.operationCount >= 3 }
       try #require(ended, "the timed-out task's end never reached the companion's queue")
-      hold.signal()
-      held = false
+      hold.release()
 
       let outcome = await call.result
       let error = #expect(throws: URLError.self) { try outcome.get() }
@@ -105,5 +92,33 @@
       #expect(error?.code == .timedOut)
       #expect(ContinuousClock.now - start < .seconds(15))
     }
+  }
+
+  /// An operation that holds a companion's delegate queue until `release()` (or until the hold
+  /// goes, when a test stops early), added once the queue is empty: an earlier call's last
+  /// callback may still be on its way out, and the tests count what queues behind the hold.
+  ///
+  /// `@unchecked Sendable`: `released` is only touched under `lock`.
+  final class QueueHold: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var released = false
+
+    init(_ queue: OperationQueue) async throws {
+      let idle = await poll { queue.operationCount == 0 }
+      try #require(idle, "the companion's queue never emptied")
+      let semaphore = semaphore
+      queue.addOperation { semaphore.wait() }
+    }
+
+    func release() {
+      let first = lock.withLock {
+        defer { released = true }
+        return !released
+      }
+      if first { semaphore.signal() }
+    }
+
+    deinit { release() }
   }
 #endif
