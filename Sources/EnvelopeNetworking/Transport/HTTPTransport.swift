@@ -109,8 +109,9 @@ extension HTTPTransport {
 ///
 /// On Linux the transport keeps a task's idle limit itself (FoundationNetworking's own timer,
 /// which could stop the process when it fired during a redirect, is set to a week): a task that
-/// goes the request's `timeoutInterval` (when set after the request was made, else the session's
-/// `timeoutIntervalForRequest`) without a callback ends with `URLError(.timedOut)`.
+/// goes the request's `timeoutInterval` without a callback (the session's
+/// `timeoutIntervalForRequest` for a request left at `URLRequest`'s default of 60 s) ends with
+/// `URLError(.timedOut)`.
 ///
 /// A transport of your own conforms to `HTTPTransport`; on Linux its file needs
 /// `import FoundationNetworking` for `URLRequest` and `HTTPURLResponse`.

@@ -102,15 +102,6 @@
       }
     }
 
-    /// Whether `request`'s `timeoutInterval` was set after it was made, the rule by which
-    /// FoundationNetworking picks it over the session's `timeoutIntervalForRequest` (not
-    /// `URLRequest(url:timeoutInterval:)`'s). The flag is internal, so it is read by reflection;
-    /// a FoundationNetworking without it is taken at the request's word.
-    static func setsOwnTimeout(_ request: URLRequest) -> Bool {
-      let flag = Mirror(reflecting: request).children.first { $0.label == "isTimeoutIntervalSet" }
-      return flag?.value as? Bool ?? true
-    }
-
     /// The queue the companion's callbacks run on, one at a time.
     var delegateQueue: OperationQueue {
       lock.withLock { madeSession().delegateQueue }

@@ -138,15 +138,18 @@ extension URLSessionTransport {
   /// `URLError(.timedOut)` (see `TaskExchange.start(_:)`), for the whole exchange (every hop);
   /// nil for no limit of the transport's own.
   ///
-  /// On Linux, what FoundationNetworking's own timer would use, which the companion session
-  /// turns off: the request's `timeoutInterval` when it was set after the request was made,
-  /// else the session's `timeoutIntervalForRequest`. On Apple platforms the session's own
-  /// timer stays: nil.
+  /// On Linux (where the companion session turns FoundationNetworking's own timer off): the
+  /// request's `timeoutInterval`, or the session's `timeoutIntervalForRequest` when the request
+  /// has `URLRequest`'s default of 60 s. (FoundationNetworking takes the request's only when it
+  /// was set after the request was made, a flag it does not show, and so ignores
+  /// `URLRequest(url:timeoutInterval:)`'s; this rule differs from it only there and for a
+  /// request set to exactly 60 s in a session with another limit.) On Apple platforms the
+  /// session's own timer stays: nil.
   private func idleLimit(of request: URLRequest) -> Duration? {
     #if canImport(FoundationNetworking)
       let seconds =
-        SessionCompanion.setsOwnTimeout(request)
-        ? request.timeoutInterval : session.configuration.timeoutIntervalForRequest
+        request.timeoutInterval == 60
+        ? session.configuration.timeoutIntervalForRequest : request.timeoutInterval
       return Self.waitLimit(seconds)
     #else
       return nil

@@ -78,17 +78,23 @@
       #expect(response.statusCode == 200)
     }
 
-    /// The request's own timeout is the limit on a silence: a server that answers after it
-    /// ends the call with `.timedOut`, soon after the limit and long before the answer.
-    @Test func aRequestsTimeoutEndsASilentExchange() async throws {
+    /// The idle limit is the request's timeout, or the session's for a request left at
+    /// `URLRequest`'s default of 60 s: a server that answers after it ends the call with
+    /// `.timedOut`, soon after the limit and long before the answer.
+    @Test(arguments: [(session: 60.0, request: 1.0), (session: 1.0, request: 60.0)])
+    func aTimeoutEndsASilentExchange(session: TimeInterval, request: TimeInterval) async throws {
       let server = try #require(
         TestServer.shared, "python3 must be available for the loopback server")
-      let transport = URLSessionTransport()
-      var request = try URLRequest(
-        url: #require(URL(string: "\(server.baseURL.absoluteString)/delay?seconds=20")))
-      request.timeoutInterval = 1
+      let configuration = URLSessionConfiguration.ephemeral
+      configuration.timeoutIntervalForRequest = session
+      let urlSession = URLSession(configuration: configuration)
+      defer { urlSession.finishTasksAndInvalidate() }
+      let transport = URLSessionTransport(session: urlSession)
+      let url = try #require(URL(string: "\(server.baseURL.absoluteString)/delay?seconds=20"))
       let start = ContinuousClock.now
-      let error = await #expect(throws: URLError.self) { try await transport.send(request) }
+      let error = await #expect(throws: URLError.self) {
+        try await transport.send(URLRequest(url: url, timeoutInterval: request))
+      }
       #expect(error?.code == .timedOut)
       #expect(ContinuousClock.now - start < .seconds(15))
     }
