@@ -2,7 +2,8 @@ import Foundation
 
 // libFuzzer entry: the bytes through the optimized JSONScanner and through ReferenceScanner
 // (Tests/EnvelopeKitTests/Support), which must give the same tape (every field of every token)
-// or the same error, with and without trailing commas, at a small and the default depth limit.
+// or the same error, with and without trailing commas, at a small and the default depth limit;
+// and an array of strings must read as Foundation's JSONDecoder reads it.
 // The bytes are copied into an allocation of exactly their size, so that AddressSanitizer sees
 // any read past the end. Built by Fuzz/run.sh together with the EnvelopeKit sources.
 
@@ -44,6 +45,15 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         abort()
       }
     }
+  }
+  // Strings read as Foundation reads them (escapes, the run copy between them, UTF-8): an
+  // array of strings both decoders read must give the same strings.
+  let data = Data(bytes: start, count: count)
+  if let want = try? JSONDecoder().decode([String].self, from: data),
+    let got = try? LenientDecoder(policy: .strict).decode([String].self, from: data), got != want
+  {
+    print("strings differ from Foundation's: \(got) vs \(want)")
+    abort()
   }
   return 0
 }

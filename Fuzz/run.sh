@@ -12,7 +12,8 @@
 #                JSON lines do not depend on the chunking) is the check
 #   scanner      raw bytes through JSONScanner, optimized, and through ReferenceScanner (the
 #                reader before its main loop kept its state in locals): the same tape or the
-#                same error, with and without trailing commas, at two depth limits
+#                same error, with and without trailing commas, at two depth limits; an array
+#                of strings that Foundation's JSONDecoder reads must read the same (escapes)
 # Usage: bash Fuzz/run.sh [seconds per target] [target...]   (default 60, every target)
 # Each target's corpus is kept in git (Fuzz/corpus/TARGET, minimised with -merge=1), so runs
 # spread over sessions build on each other; a run adds its new inputs there, to commit.
