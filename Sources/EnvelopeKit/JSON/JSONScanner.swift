@@ -48,30 +48,11 @@ struct JSONScanner {
     var count: Int { countAndKind &>> 1 }
   }
 
-  /// The open containers kept in stack memory (`scanValues`); deeper input moves them to the
-  /// heap.
-  private static var inlineDepth: Int { 64 }
-
-  /// The main loop, with stack memory for the first `inlineDepth` open containers: a heap
-  /// buffer for them was a `malloc` and a `free` per scan (one of a 253 B envelope's ten
-  /// allocations per decode).
+  /// The main loop. The tape is a local variable that no call takes the address of (helpers
+  /// return what they found and this loop appends), so its count can live in a register.
   private func scanValues() throws(JSONReaderError) -> (
     tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int
   ) {
-    try withUnsafeTemporaryAllocation(of: OpenContainer.self, capacity: Self.inlineDepth) {
-      (inline) throws(JSONReaderError) in
-      // (The allocation always has an address: its capacity is not 0.)
-      try scanValues(inline: inline.baseAddress.unsafelyUnwrapped)
-    }
-  }
-
-  /// The main loop. The tape is a local variable that no call takes the address of (helpers
-  /// return what they found and this loop appends), so its count can live in a register.
-  /// `inline` holds `inlineDepth` open containers; it belongs to the caller and is never freed
-  /// here.
-  private func scanValues(inline: UnsafeMutablePointer<OpenContainer>) throws(JSONReaderError)
-    -> (tokens: UnsafeMutableBufferPointer<JSONToken>, capacity: Int)
-  {
     let bytes = bytes
     guard bytes.count < Int(UInt32.max) else { try Self.fail(.tooLarge, at: 0, bytes) }
     guard let base = bytes.baseAddress else { try Self.fail(.unexpectedEnd, at: 0, bytes) }
@@ -86,10 +67,8 @@ struct JSONScanner {
       i = 3
     }
     // The open containers around the innermost one (`top`), outermost first.
-    // Grown to the heap past `inlineDepth` (doubling: only the inline buffer has that
-    // capacity), and freed then.
-    var stack = PlainBuffer<OpenContainer>(base: inline, capacity: Self.inlineDepth)
-    defer { if stack.capacity != Self.inlineDepth { stack.base.deallocate() } }
+    var stack = PlainBuffer<OpenContainer>(capacity: 64)
+    defer { stack.base.deallocate() }
     var top = OpenContainer(token: -1, countAndKind: 0)
     // The spaces a pretty printer indents each level by, as the last line that `skipLine` did
     // not predict had them.
@@ -113,7 +92,7 @@ struct JSONScanner {
         guard (top.token >= 0 ? stack.count &+ 1 : 0) < maxDepth else {
           try Self.fail(.tooDeep(limit: maxDepth), at: i, bytes)
         }
-        if top.token >= 0 { stack.append(top, inlineCapacity: Self.inlineDepth) }
+        if top.token >= 0 { stack.append(top) }
         let isObject = byte == ASCII.openBrace
         top = OpenContainer(token: tape.count, countAndKind: isObject ? 1 : 0)
         tape.append(JSONToken(kind: isObject ? .object : .array, start: i, end: i, next: 0))
@@ -458,8 +437,8 @@ struct JSONScanner {
 /// is a capacity check and a store, removing the last a count. An `Array` also checked its
 /// uniqueness on each (as the container stack: canada reader loop +12%, citm +14%).
 ///
-/// Its owner frees it (`handOver`/`giveBack` for the tape, a `defer` for the nesting stack once
-/// it left its stack memory). A `~Copyable` version with a `deinit` was measured: +1.0%
+/// Its owner frees it (`handOver`/`giveBack` for the tape,
+/// a `defer` for the nesting stack). A `~Copyable` version with a `deinit` was measured: +1.0%
 /// instructions on twitter.json's reader loop (cachegrind, scanKey and scanString), so it stays
 /// copyable.
 private struct PlainBuffer<Element: BitwiseCopyable> {
@@ -487,16 +466,6 @@ private struct PlainBuffer<Element: BitwiseCopyable> {
     set { base[index] = newValue }
   }
 
-  /// `append` to a buffer that starts in memory its owner frees (stack memory of
-  /// `inlineCapacity` elements): that first buffer is left alone when it grows, later ones
-  /// are freed. Capacities double, so only the first has `inlineCapacity`.
-  @inline(__always)
-  mutating func append(_ element: Element, inlineCapacity: Int) {
-    if count == capacity { self = capacity == inlineCapacity ? grownFromInline() : grown() }
-    (base + count).initialize(to: element)
-    count += 1
-  }
-
   /// The last element, if any.
   var last: Element? { count > 0 ? base[count - 1] : nil }
 
@@ -514,18 +483,6 @@ private struct PlainBuffer<Element: BitwiseCopyable> {
     let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
     larger.moveInitialize(from: base, count: count)
     base.deallocate()
-    var result = Self(base: larger, capacity: capacity * 2)
-    result.count = count
-    return result
-  }
-
-  /// `grown()` of a buffer in its owner's memory (`append(_:inlineCapacity:)`), which is
-  /// left alone. (A flag for `grown()` instead cost the tape's appends a default-argument
-  /// call each, and made the main loop 17% larger.)
-  @inline(never)
-  private func grownFromInline() -> Self {
-    let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-    larger.moveInitialize(from: base, count: count)
     var result = Self(base: larger, capacity: capacity * 2)
     result.count = count
     return result
