@@ -55,6 +55,37 @@ final class DecoderImpl: ReportRecorder, Decoder {
     super.init(limit: 0)
   }
 
+  /// Readies a root decoder that nothing else holds for another decode with the same options
+  /// (`DecoderImpl+Spare.swift`): its position moves to `idle` (so the decode's root frame and
+  /// document are released), and the report and the traits of the decode are forgotten. The
+  /// traits asked for last stay when they are shared (`TypeTraits.shared`: they hold only
+  /// metatypes and flags), so the next decode of the same model finds them without a lookup.
+  /// False, and the decoder left as it is, when it is not a root decoder at its root.
+  func resetForReuse() -> Bool {
+    guard sharedRecorder == nil, position.key == nil, position.index == 0 else { return false }
+    position = DecodingPosition(parent: Self.idle, index: 0, key: nil, type: Any.self)
+    clear()
+    if !traitCache.isEmpty { traitCache = [:] }
+    lookups = 0
+    if let last = lastTraits, last.belongsToOneDecode {
+      lastTraits = nil
+      lastShape = nil
+      lastKeyedContainer = nil
+    }
+    return true
+  }
+
+  /// Where a spare decoder stands between decodes: no document of a decode. (Unsafe only to
+  /// the checker: a `ContainerFrame` itself is immutable, and the placeholder document too.)
+  nonisolated(unsafe) private static let idle = ContainerFrame(root: .placeholder)
+
+  /// Moves a decoder readied by `resetForReuse()` to the root of `document`. Its stack guard
+  /// stays: a spare decoder is its thread's, and the thread's stack bounds do not change.
+  func restart(at document: JSONDocument) {
+    position = DecodingPosition(
+      parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
+  }
+
   /// Where this decode's report entries go.
   var recorder: ReportRecorder { sharedRecorder ?? self }
 

@@ -209,9 +209,10 @@ public struct LenientDecoder: Sendable {
     // Taken out here: a closure that used `self` would copy the decoder.
     let options = baseOptions
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
-      let decoder = DecoderImpl(options: options, document: document)
-      // A root decoder is its own recorder.
-      return result(try decoder.decodeRoot(type, at: path), decoder)
+      try DecoderImpl.rooted(at: document, options: options) { decoder in
+        // A root decoder is its own recorder.
+        result(try decoder.decodeRoot(type, at: path), decoder)
+      }
     }
   }
 

@@ -26,6 +26,14 @@ class ReportRecorder {
     return report
   }
 
+  /// Forgets every entry (a spare decoder's next decode starts empty).
+  final func clear() {
+    if count > 0 {
+      entries = []
+      count = 0
+    }
+  }
+
   /// A point to roll back to.
   final var mark: Int { count }
 

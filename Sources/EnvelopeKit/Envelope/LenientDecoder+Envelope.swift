@@ -131,11 +131,12 @@ extension LenientDecoder {
     return try Self.withDocument(from: data, maxDepth: maxDepth) { document in
       let status = try Self.status(of: document, format: options.envelope)
       guard status.isSuccess else { return try failed(status, options.envelope) }
-      let impl = DecoderImpl(options: options, document: document)
-      let value = try Self.payload(
-        type, with: impl, in: document, format: options.envelope, status: status, at: path)
-      // A root decoder is its own recorder.
-      return decoded(status, consume value, impl)
+      return try DecoderImpl.rooted(at: document, options: options) { impl in
+        let value = try Self.payload(
+          type, with: impl, in: document, format: options.envelope, status: status, at: path)
+        // A root decoder is its own recorder.
+        return decoded(status, consume value, impl)
+      }
     }
   }
 

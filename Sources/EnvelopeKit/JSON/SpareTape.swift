@@ -63,6 +63,8 @@ enum SpareBuffer {
   /// What a spare object is for; one slot each, after the buffers' slots.
   enum ObjectPurpose: Int, CaseIterable {
     case document
+    /// A root decoder between decodes (`DecoderImpl+Spare.swift`).
+    case decoder
   }
 
   /// The thread's spare object for `purpose`, taken out of its slot; nil when there is none.
