@@ -190,6 +190,43 @@ import Testing
     #expect(mismatches.total == 0)
   }
 
+  /// A box each `init()` makes anew, with a number of its own.
+  final class Tag: @unchecked Sendable {
+    nonisolated(unsafe) static var made = 0
+    let number: Int
+    init() {
+      Self.made += 1
+      number = Self.made
+    }
+  }
+
+  /// A model whose declared initial value is an object made by each `init()`.
+  struct Tagged: LenientDecodable {
+    var name = ""
+    var tag = Tag()
+    enum CodingKeys: String, CodingKey { case name }
+    init() {}
+    init(from decoder: any Decoder) throws {
+      self.init()
+      name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+    }
+  }
+
+  /// Traits made for one decode (declared initial values, which may be objects each decode must
+  /// get afresh) are not kept by the spare decoder for the next decode: the lenient fallback of a
+  /// missing value comes from this decode's `init()`.
+  @Test func aDeclaredValueIsMadeAfreshInEveryDecodeOnTheThread() throws {
+    struct Holder: LenientDecodable {
+      var first = Tagged()
+      var count = 0
+    }
+    let decoder = LenientDecoder()
+    let body = Self.data(#"{"count":"x"}"#)
+    let one = try decoder.decode(Holder.self, from: body)
+    let two = try decoder.decode(Holder.self, from: body)
+    #expect(one.first.tag !== two.first.tag)
+  }
+
   /// A count added to from several threads.
   final class Mismatches: @unchecked Sendable {
     private let lock = NSLock()
