@@ -273,10 +273,7 @@ final class TaskExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable 
   /// Looks at `task` again after `delay`, on a queue of its own (never the delegate queue,
   /// whose lateness is what the limit must not wait for).
   private func watch(_ task: URLSessionTask, after delay: Duration) {
-    let nanoseconds =
-      Int(clamping: delay.components.seconds &* 1_000_000_000)
-      &+ Int(delay.components.attoseconds / 1_000_000_000)
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+    DispatchQueue.global().asyncAfter(deadline: .now() + delay.seconds) {
       [weak self, weak task] in
       guard let self, let task else { return }
       self.checkIdle(task)
