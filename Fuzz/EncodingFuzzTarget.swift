@@ -10,6 +10,7 @@ import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEncoding(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input
   let bytes = Array(
     UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
   var source = ByteSource(bytes)

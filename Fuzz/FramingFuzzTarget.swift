@@ -10,6 +10,7 @@ private let paths: [JSONPath] = ["data", "data.items", "items", "data.0", .root,
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFraming(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input
   let bytes = Array(
     UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
   guard bytes.count >= 3 else { return 0 }

@@ -7,6 +7,7 @@ import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPromise(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input
   let bytes = Array(
     UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
   var generator = PromiseGenerator(ByteSource(bytes))

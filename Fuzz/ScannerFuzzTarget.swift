@@ -17,6 +17,7 @@ func scannerFields(_ token: JSONToken) -> [UInt32] {
 /// libFuzzer's entry: aborts when the two scanners differ on the bytes.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+  defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input
   let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count, 1))
   defer { copy.deallocate() }
   copy.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: count)

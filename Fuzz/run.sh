@@ -25,9 +25,9 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(envelopekit promise encoding framing scanner); fi
 # The stack guard reads the real stack; ASan's fake stacks would hide it (see StackGuard.swift).
 export ASAN_OPTIONS="detect_stack_use_after_return=0:${ASAN_OPTIONS:-}"
-# A thread's spare buffers live until the thread ends, which LeakSanitizer's exit check counts
-# as a leak on the main thread: fuzz without them.
-export ENVELOPEKIT_NO_SPARE_TAPE=1
+# A thread's spare buffers (tape, document, root decoder) live until the thread ends, which
+# LeakSanitizer would count as a leak: every target frees them after each input
+# (`SpareBuffer.freeThreadSpares()`), so each input's decodes run with them and are leak-checked.
 # libFuzzer reports the crash itself; Swift's backtracer would stall on symbolication.
 export SWIFT_BACKTRACE="enable=no"
 mkdir -p Fuzz/out
