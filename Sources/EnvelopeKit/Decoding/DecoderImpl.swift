@@ -25,6 +25,8 @@ final class DecoderImpl: ReportRecorder, Decoder {
   @exclusivity(unchecked) private var lastShape: TypeTraits.Shape?
   /// `lastTraits.keyedContainer`, read by `container(keyedBy:)` without retaining `lastTraits`.
   @exclusivity(unchecked) private var lastKeyedContainer: KeyedContainerMaker?
+  /// Shared traits asked for lately, kept across the decodes of a spare decoder.
+  @exclusivity(unchecked) private var recentShared = RecentTraits()
   /// The stack budget of the thread decoding; a `FrameDecoder` renews it for each frame (a
   /// stream's frames may be decoded on different threads).
   @exclusivity(unchecked) var stack: StackGuard
@@ -59,7 +61,8 @@ final class DecoderImpl: ReportRecorder, Decoder {
   /// (`DecoderImpl+Spare.swift`): its position moves to `idle` (so the decode's root frame and
   /// document are released), and the report and the traits of the decode are forgotten. The
   /// traits asked for last stay when they are shared (`TypeTraits.shared`: they hold only
-  /// metatypes and flags), so the next decode of the same model finds them without a lookup.
+  /// metatypes and flags), so the next decode of the same model finds them without a lookup,
+  /// and so do the last few shared traits (`RecentTraits`).
   /// False, and the decoder left as it is, when it is not a root decoder at its root.
   func resetForReuse() -> Bool {
     guard sharedRecorder == nil, position.key == nil, position.index == 0 else { return false }
@@ -167,6 +170,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       lastShape = kept.shape
       lastKeyedContainer = maker
       if traitCache[kept.id] != nil { traitCache[kept.id] = kept }
+      recentShared.keep(kept)
     }
     return KeyedContainer<Key>.self
   }
@@ -448,6 +452,8 @@ final class DecoderImpl: ReportRecorder, Decoder {
     // (Empty until a ninth type or a type of this decode's own: no hashing before then.)
     if !traitCache.isEmpty, let cached = traitCache[id] {
       traits = cached
+    } else if let recent = recentShared.traits(id) {
+      traits = recent
     } else {
       let mappings = options.settings.keyMappings.mappings(for: type)
       traits =
@@ -457,6 +463,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       // this decode alone (mappings, initial values) are kept from the first.
       lookups += 1
       if lookups > 8 || traits.belongsToOneDecode { traitCache[id] = traits }
+      if !traits.belongsToOneDecode { recentShared.keep(traits) }
     }
     lastTraits = traits
     lastShape = traits.shape

@@ -227,6 +227,43 @@ import Testing
     #expect(one.first.tag !== two.first.tag)
   }
 
+  enum Plan: String, CaseDefaultable, Equatable {
+    case free, pro
+    static let defaultCase = Plan.free
+  }
+  struct Account: Decodable, Equatable {
+    var plan: Plan
+    var user: User
+  }
+  struct Counted: LenientDecodable, Equatable {
+    var count = 7
+    var plan = Plan.pro
+  }
+
+  /// Six model types of different kinds (a plain struct, a defaulting enum, a model with
+  /// declared values, a nested model, arrays), decoded in turn on one thread, more types than
+  /// the spare decoder keeps traits for (`RecentTraits`): each decode gets its own type's
+  /// traits, as the values and reports show.
+  @Test func modelTypesDecodedInTurnOnOneThreadEachReadAsTheirOwn() throws {
+    let decoder = LenientDecoder()
+    for round in 0..<3 {
+      let user = try decoder.decode(User.self, from: Self.data(#"{"id":1,"name":"a"}"#))
+      #expect(user == User(id: 1, name: "a"))
+      let plan = try decoder.decodeWithReport(Plan.self, from: Self.data(#""team""#))
+      #expect(plan.value == .free && plan.report.entries.count == 1)
+      let counted = try decoder.decodeWithReport(Counted.self, from: Self.data(#"{"count":null}"#))
+      #expect(counted.value == Counted(count: 7, plan: .pro), "round \(round)")
+      #expect(counted.report.entries.count == 2)  // count nulled, plan missing
+      let account = try decoder.decode(
+        Account.self, from: Self.data(#"{"plan":"pro","user":{"id":2,"name":"b"}}"#))
+      #expect(account == Account(plan: .pro, user: User(id: 2, name: "b")))
+      let plans = try decoder.decode([Plan].self, from: Self.data(#"["pro","free"]"#))
+      #expect(plans == [.pro, .free])
+      let users = try decoder.decode([User].self, from: Self.data(#"[{"id":3,"name":"c"}]"#))
+      #expect(users == [User(id: 3, name: "c")])
+    }
+  }
+
   /// A count added to from several threads.
   final class Mismatches: @unchecked Sendable {
     private let lock = NSLock()
