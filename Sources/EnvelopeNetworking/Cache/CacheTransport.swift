@@ -189,7 +189,7 @@ struct CacheTransport: LineTransport {
   private func answer(_ entry: CachedResponse, _ reason: CacheAnswer.Reason, _ request: URLRequest)
     -> Response
   {
-    var response = entry.response
+    var response = CachePartition.restored(entry.response, for: request, redaction: redaction)
     response.request = request
     response.isFromCache = true
     response.metrics = nil

@@ -183,7 +183,8 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     response?.errorBody(as: type)
   }
 
-  /// A readable account with the response body.
+  /// A readable account with the response body; the errors it holds are written as
+  /// `Redaction` writes an error (a `URLError`'s failing URL without its secrets).
   public var description: String {
     switch self {
     case .transport(let error):
@@ -192,14 +193,16 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
     case .business(let code, let message, let response):
       return
         "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil")) in \(response)"
-    case .decoding(let error, let response): return "decoding(\(error)) in \(response)"
+    case .decoding(let error, let response):
+      return "decoding(\(Redaction.default.text(of: error))) in \(response)"
     case .emptyBody(let response): return "emptyBody(\(response))"
     case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"
     case .envelope(let error, let response):
       return "envelope(\(error)\(Self.keysFound(error, response))) in \(response)"
-    case .authentication(let error): return "authentication(\(error))"
+    case .authentication(let error): return "authentication(\(Redaction.default.text(of: error)))"
     case .underlying(let error, let response):
-      return "underlying(\(error))" + (response.map { " in \($0)" } ?? "")
+      let text = Redaction.default.text(of: error)
+      return "underlying(\(text))" + (response.map { " in \($0)" } ?? "")
     }
   }
 

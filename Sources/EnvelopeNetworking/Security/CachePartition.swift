@@ -184,7 +184,11 @@ package enum CachePartition {
   /// `response` as a cache may keep it: no `Set-Cookie`, other secret headers redacted, and the
   /// URL of its request (which a `DiskCache` writes in its metadata) redacted. Other headers are
   /// kept as they came (a cached `Link` or `Location` is read again by the app, as the cached
-  /// body is). The provider's cache passes its own `redaction` (the names you gave
+  /// body is), but for the credentials the request sent in its query that the server copied into
+  /// them (`Link: <…?access_token=…&page=2>`): each becomes a numbered stand-in
+  /// (`access_token=%3Csent%201%3E`) that `restored(_:for:redaction:)` puts back from the
+  /// request the entry answers, so no credential of the user's reaches a file and a cached page's
+  /// next link still works. The provider's cache passes its own `redaction` (the names you gave
   /// `sensitiveHeaders:`) before the cache, which applies the defaults again, sees the response.
   ///
   /// - Parameters:
@@ -193,9 +197,11 @@ package enum CachePartition {
   /// - Returns: the response to store.
   package static func storable(_ response: Response, redaction: Redaction = .default) -> Response {
     var stored = response
+    let sent = sentCredentials(response.request, redaction: redaction)
     var headers: [String: String] = [:]
     for (name, value) in response.headers where name.lowercased() != "set-cookie" {
-      headers[name] = redaction.isSecret(header: name) ? Redaction.placeholder : value
+      headers[name] =
+        redaction.isSecret(header: name) ? Redaction.placeholder : standingIn(for: sent, in: value)
     }
     stored.headers = headers
     if let url = response.request?.url {
@@ -203,6 +209,90 @@ package enum CachePartition {
       stored.request?.url = URL(string: redaction.url(url))
     }
     return stored
+  }
+
+  /// `response` (a stored one) with the credentials `request` sent put back where `storable`
+  /// left stand-ins: the request an entry answers has the credentials of the one that stored it
+  /// (they are part of the key), or, under a `cacheScope`, the user's current ones. A stand-in
+  /// the request has no credential for stays.
+  ///
+  /// - Parameters:
+  ///   - response: the stored response.
+  ///   - request: the request it answers.
+  ///   - redaction: which names are secret (the one `storable` was given).
+  /// - Returns: the response with its headers as the server wrote them.
+  package static func restored(
+    _ response: Response, for request: URLRequest, redaction: Redaction = .default
+  ) -> Response {
+    guard response.headers.values.contains(where: { $0.contains(standInPrefix) }) else {
+      return response
+    }
+    let sent = sentCredentials(request, redaction: redaction)
+    var restored = response
+    for (name, value) in response.headers where value.contains(standInPrefix) {
+      var text = value
+      for (index, credential) in sent.enumerated() {
+        text = text.replacingOccurrences(of: standIn(index), with: credential)
+      }
+      restored.headers[name] = text
+    }
+    return restored
+  }
+
+  /// How every stand-in of a sent credential starts (`<sent `, percent-encoded).
+  private static let standInPrefix = "%3Csent%20"
+
+  /// The stand-in of the `index`th sent credential: `%3Csent%201%3E` (`<sent 1>`).
+  private static func standIn(_ index: Int) -> String { standInPrefix + "\(index + 1)%3E" }
+
+  /// The credentials `request` sent in its query (every value `redaction` hides in it), each as
+  /// written in the URL, decoded and percent-encoded (a server copies it in one of these forms),
+  /// sorted: the stand-in `n` is the nth.
+  private static func sentCredentials(_ request: URLRequest?, redaction: Redaction) -> [String] {
+    guard let url = request?.url,
+      let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+    else { return [] }
+    var forms = Set<String>()
+    for item in components.percentEncodedQueryItems ?? [] {
+      let name = item.name.removingPercentEncoding ?? item.name
+      if redaction.isSecret(name: name), let value = item.value { forms.insert(value) }
+    }
+    for value in queryCredentials(url, redaction: redaction) {
+      forms.insert(value)
+      if let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved) {
+        forms.insert(encoded)
+      }
+    }
+    let placeholders = [Redaction.placeholder, "%3Credacted%3E"]
+    return forms.filter { !$0.isEmpty && !placeholders.contains($0) && !$0.contains(standInPrefix) }
+      .sorted()
+  }
+
+  /// RFC 3986's unreserved characters: what a percent-encoding writer leaves as it is.
+  private static let unreserved = CharacterSet(
+    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+  /// `value` with every `=credential` of `sent` that ends a value (at `&`, `#`, `;`, `,`, `>`,
+  /// a quote, a space or the end) written as the credential's stand-in; longer credentials
+  /// first, so that one inside another is not cut.
+  private static func standingIn(for sent: [String], in value: String) -> String {
+    guard !sent.isEmpty, value.contains("=") else { return value }
+    var text = value
+    let ends: Set<Character> = ["&", "#", ";", ",", ">", "\"", "'", " ", "\t"]
+    for (index, credential) in sent.enumerated().sorted(by: { $0.1.count > $1.1.count }) {
+      let pair = "=" + credential
+      var result = ""
+      var rest = text[...]
+      while let found = rest.range(of: pair) {
+        let after = found.upperBound
+        let endsValue = after == rest.endIndex || ends.contains(rest[after])
+        result += rest[..<found.lowerBound]
+        result += endsValue ? "=" + standIn(index) : pair
+        rest = rest[after...]
+      }
+      text = result + rest
+    }
+    return text
   }
 
   private static func sortedURL(_ url: URL?) -> String {

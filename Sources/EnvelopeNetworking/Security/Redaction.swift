@@ -52,13 +52,14 @@ public struct Redaction: Sendable, Hashable {
   /// Words that make any name holding them secret, compared as names are (lower-case, without
   /// `-`, `_` and `.`): `auth_token`, `X-Access-Token`, GitLab's `PRIVATE-TOKEN`,
   /// `newPassword`, `OPENAI_API_KEY`, `credentials`, Azure's `Ocp-Apim-Subscription-Key` and
-  /// `x-functions-key`, a presigned URL's `X-Amz-Signature`, `JSESSIONID` and `PHPSESSID`. A
+  /// `x-functions-key`, a presigned URL's `X-Amz-Signature`, `JSESSIONID` and `PHPSESSID`,
+  /// Cloudflare's `X-Auth-Key`, Datadog's `DD-APPLICATION-KEY`, an `X-Access-Key`. A
   /// name ending in `tokens` is a count (`max_tokens`, `prompt_tokens`) and holds no
   /// credential; `author` and `authority` hold no word. Revealing a name (`revealing:`) writes
   /// it in clear although it holds a word.
   public static let defaultNameWords: [String] = [
     "token", "secret", "passw", "apikey", "credential", "privatekey", "subscriptionkey",
-    "functionskey", "signature", "sessionid", "sessid",
+    "functionskey", "signature", "sessionid", "sessid", "authkey", "accesskey", "applicationkey",
   ]
   /// The default names, lower-case (one list: the same as `defaultQueryItems` and
   /// `defaultFields`).

@@ -1,5 +1,6 @@
 import EnvelopeKit
 import Foundation
+import LoopbackServer
 import Testing
 
 @testable import EnvelopeNetworking
@@ -51,5 +52,41 @@ struct NamedSecretTarget: TargetType {
     for file in files {
       #expect(!file.text.contains(NamedSecretTarget.secret), "\(file.text.prefix(400))")
     }
+  }
+
+  /// A server that writes its `Link`s by copying the request's query copies the credential in it
+  /// (`/pages?access_token=…` links to `/pages?access_token=…&page=2`): the disk cache's metadata
+  /// holds a stand-in for it, and a cached page still gives its links as the server wrote them,
+  /// so the pages follow from the cache.
+  @Test func aCredentialTheServerCopiesIntoALinkNeverReachesADiskCacheFile() async throws {
+    let server = try #require(TestServer.shared, "python3 must be available")
+    let folder = temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (token, key) = ("planted-linked-token", "planted-linked-key")
+    let id = uniqueID()
+    var route = Route.plain("/pages", ["id": id, "access_token": token, "api_key": key])
+    route.server = server
+    route.cachePolicy = .cacheElseLoad(maxAge: .seconds(60))
+    let provider = Provider<Route>(cache: try DiskCache(directory: folder))
+    let first = await collect(provider.pages(route, as: [Item].self, at: "items"))
+    #expect(first.error == nil)
+    #expect(first.pages.flatMap { $0 } == (1...23).map(Item.init))
+    let live = try #require(try await provider.response(route).header("Link"))
+    #expect(live.contains("access_token=\(token)"), "the server copies the query: \(live)")
+    let files = filesText(below: folder)
+    #expect(files.count == 3)
+    for file in files {
+      // The body is the user's data and stays as received; the metadata holds no credential.
+      let metadata = String(file.text.prefix { $0 != "\n" })
+      #expect(!metadata.contains(token) && !metadata.contains(key), "\(metadata)")
+    }
+    // From the cache: the links as the server wrote them, and every page without the network.
+    let cached = try await provider.response(route)
+    #expect(cached.isFromCache)
+    #expect(cached.header("Link") == live)
+    let again = await collect(provider.pages(route, as: [Item].self, at: "items"))
+    #expect(again.error == nil)
+    #expect(again.pages.flatMap { $0 } == (1...23).map(Item.init))
+    #expect(try await hits("pages" + id).count == 3)
   }
 }
