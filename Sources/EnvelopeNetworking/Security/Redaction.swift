@@ -47,7 +47,8 @@ public struct Redaction: Sendable, Hashable {
   public static let defaultNames: [String] = [
     "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token",
     "api_key", "key", "access_token", "refresh_token", "id_token", "token", "password", "secret",
-    "client_secret", "auth", "passwd", "sig", "code_verifier",
+    "client_secret", "auth", "passwd", "sig", "code_verifier", "X-Auth", "Authentication", "pwd",
+    "jwt",
   ]
   /// Words that make any name holding them secret, compared as names are (lower-case, without
   /// `-`, `_` and `.`): `auth_token`, `X-Access-Token`, GitLab's `PRIVATE-TOKEN`,

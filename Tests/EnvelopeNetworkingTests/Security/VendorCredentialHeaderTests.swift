@@ -9,8 +9,9 @@ import Testing
   import FoundationNetworking
 #endif
 
-/// Credential headers of well-known APIs that no default name lists, secret by a word of the
-/// rule: Cloudflare's `X-Auth-Key`, Datadog's `DD-APPLICATION-KEY`, an `X-Access-Key`. Each
+/// Credential headers of well-known APIs, secret by a word of the rule (Cloudflare's
+/// `X-Auth-Key`, Datadog's `DD-APPLICATION-KEY`, an `X-Access-Key`) or by a default name
+/// (`X-Auth`, `Authentication`). Each
 /// is dropped on a redirect to another origin and hidden in logs and `cURLDescription`.
 @Suite struct VendorCredentialHeaderTests {
   static let planted = "planted-vendor-key"
@@ -21,7 +22,9 @@ import Testing
     server = try #require(TestServer.shared, "python3 must be available for the loopback server")
   }
 
-  @Test(arguments: ["X-Auth-Key", "DD-APPLICATION-KEY", "X-Access-Key", "accessKey"])
+  @Test(arguments: [
+    "X-Auth-Key", "DD-APPLICATION-KEY", "X-Access-Key", "accessKey", "X-Auth", "Authentication",
+  ])
   func aVendorsKeyHeaderNeverReachesAnotherOriginOrALog(_ header: String) async throws {
     var components = URLComponents(
       url: server.baseURL.appendingPathComponent("redirect"), resolvingAgainstBaseURL: false)
@@ -45,6 +48,16 @@ import Testing
     for text in lines.all + [request.cURLDescription()] {
       #expect(!text.contains(Self.planted), "\(text)")
     }
+  }
+
+  /// Short credential names of query strings and forms (`pwd`, `jwt`) are hidden in an error's
+  /// text, as the default names are.
+  @Test(arguments: ["pwd", "jwt"])
+  func aShortCredentialNameInAQueryIsHiddenInText(_ name: String) {
+    let text = "GET http://127.0.0.1/login?user=ada&\(name)=\(Self.planted)&page=2 failed"
+    let scrubbed = Redaction.default.scrubbed(text)
+    #expect(!scrubbed.contains(Self.planted), "\(scrubbed)")
+    #expect(scrubbed.contains("user=ada") && scrubbed.contains("page=2"))
   }
 
   @Test(arguments: ["monkey", "keyboard", "hotkeys", "author_key_count"])
