@@ -301,6 +301,20 @@ public struct Redaction: Sendable, Hashable {
     return mayHoldSecret(text) ? .withheld(withheld(data)) : .text(scrubbed(text))
   }
 
+  /// Whether `data` holds a secret as `body(_:)` reads it: a JSON field or form item it hides,
+  /// a `user:password@` it removes, or text it withholds.
+  ///
+  /// - Parameter data: the body.
+  /// - Returns: true when what may be written differs from the body.
+  func holdsSecret(body data: Data) -> Bool {
+    switch body(data) {
+    case .json(let redacted): return (try? JSON(data: data)) != redacted
+    case .text(let text): return text != String(decoding: data, as: UTF8.self)
+    case .withheld: return true
+    case .binary: return false
+    }
+  }
+
   /// A body's text as it may be written (JSON compact, in the original key order).
   ///
   /// - Parameter data: the body.

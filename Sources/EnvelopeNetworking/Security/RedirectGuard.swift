@@ -76,7 +76,8 @@ final class RedirectGuard: Sendable {
   /// against the URL that answered), without credentials when that is another origin than any
   /// of `origins` or the request's. Nil when `response` is no such redirect, when it goes from
   /// https to http (the body would travel in clear), and when it goes to another origin while
-  /// the session's configuration holds a credential.
+  /// the session's configuration holds a credential or the body holds one (a field or form item
+  /// that `redaction` hides: `refresh_token=…`, `{"password": …}`).
   ///
   /// - Parameters:
   ///   - request: the request that got `response`.
@@ -100,6 +101,13 @@ final class RedirectGuard: Sendable {
       return nil
     }
     if refusesSessionCredential(to: target, from: chain) { return nil }
+    // A body is sent again as it is: one that holds a credential (a refresh token, a password in
+    // a form or JSON) is not sent to another origin, as its credential headers are not.
+    if let body = request.httpBody, crossesOrigin(to: target, from: chain),
+      redaction.holdsSecret(body: body)
+    {
+      return nil
+    }
     var next = request
     next.url = target
     return redirect(next, from: chain)

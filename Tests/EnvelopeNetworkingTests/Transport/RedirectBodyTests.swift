@@ -87,6 +87,37 @@ struct EchoSeen: Decodable, Sendable {
     #expect(echo.header("X-Trace") == "kept")
   }
 
+  static let secretBodies = [
+    "grant_type=refresh_token&refresh_token=planted-body-secret",
+    #"{"user":"ada","password":"planted-body-secret"}"#,
+  ]
+
+  /// A body that holds a credential is not sent to another origin: the call ends with the
+  /// redirect itself, and the other origin never sees the request.
+  @Test(arguments: [307, 308], secretBodies)
+  func aCrossOriginRedirectOfABodyThatHoldsACredentialIsNotFollowed(_ status: Int, body: String)
+    async throws
+  {
+    let provider = Provider<UploadRoute>()
+    do {
+      let response = try await provider.response(
+        redirected(status, to: "http://localhost:\(server.port)/echo", body: body))
+      Issue.record("the redirect was followed: \(response.statusCode)")
+    } catch ProviderError.status(let response) {
+      #expect(response.statusCode == status)
+      #expect(!String(decoding: response.data, as: UTF8.self).contains("planted-body-secret"))
+    }
+  }
+
+  /// The same origin gets the body (a token endpoint that moved on its own server).
+  @Test(arguments: secretBodies) func aSameOriginRedirectKeepsABodyThatHoldsACredential(
+    _ body: String
+  ) async throws {
+    let echo = try await Provider<UploadRoute>().request(
+      redirected(307, to: "/echo", body: body), as: EchoSeen.self)
+    #expect(echo.body == body)
+  }
+
   @Test func aRelativeLocationResolvesAgainstTheRedirectingURL() async throws {
     // "echo" (no slash) from /redirect resolves to /echo.
     let echo = try await Provider<UploadRoute>().request(
