@@ -203,19 +203,29 @@ final class DecoderImpl: ReportRecorder, Decoder {
   func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition) throws -> T {
     if let scalar = ScalarKind(T.self) { return try unboxScalar(scalar, as: type, at: position) }
     guard stack.hasRoom else { throw abort(tooDeepAt: position) }
-    let traits = shape(of: type)
-    // (The policy and the value are asked first: this runs for every value, and asking
-    // `fallsBack(at:)` first cost +0.8% on citm_catalog.)
-    guard traits.isPlain,
-      !leniency.fallsBack || !position.allowsFallback || !position.isMissingOrNull
-    else { return try unboxUncommon(type, traits, at: position) }
-    // `with(_:_:)` spelled out: its closure would be two more frames per level in debug builds.
-    var position = position
-    position.type = type
-    position.hasOwnFallbacks = false
-    swap(&self.position, &position)
-    defer { swap(&self.position, &position) }
-    return try type.init(from: self)
+    // A value that throws leaves no report entries: the model that asked for it may catch the
+    // error and read something else (`try? container.decode(A.self, forKey: k)`, then B), and
+    // strict policy, which read the same, reports nothing. (Scalars above record an entry only
+    // with the value they return.)
+    let mark = reportMark
+    do {
+      let traits = shape(of: type)
+      // (The policy and the value are asked first: this runs for every value, and asking
+      // `fallsBack(at:)` first cost +0.8% on citm_catalog.)
+      guard traits.isPlain,
+        !leniency.fallsBack || !position.allowsFallback || !position.isMissingOrNull
+      else { return try unboxUncommon(type, traits, at: position) }
+      // `with(_:_:)` spelled out: its closure would be two more frames per level in debug builds.
+      var position = position
+      position.type = type
+      position.hasOwnFallbacks = false
+      swap(&self.position, &position)
+      defer { swap(&self.position, &position) }
+      return try type.init(from: self)
+    } catch {
+      rollbackReport(to: mark)
+      throw error
+    }
   }
 
   /// `unbox` for everything but a plain model whose value is there: a declared initial value

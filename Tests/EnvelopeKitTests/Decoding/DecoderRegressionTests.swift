@@ -99,6 +99,46 @@ private struct Pairs: Decodable, Equatable {
   }
 }
 
+/// The first choice of `Choice`: reads `n` as an Int, then throws unless `kind` is "a".
+private struct ChoiceA: Decodable {
+  var n: Int
+  struct NotA: Error {}
+  private enum CodingKeys: String, CodingKey { case n, kind }
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    n = try container.decode(Int.self, forKey: .n)
+    guard try container.decode(String.self, forKey: .kind) == "a" else { throw NotA() }
+  }
+}
+private struct ChoiceB: Decodable, Equatable { var n: String }
+
+/// `ChoiceA` if it decodes, else `ChoiceB`: tried with `try?` through a single-value container.
+private enum Choice: Decodable, Equatable {
+  case a(Int), b(String)
+  init(from decoder: any Decoder) throws {
+    let single = try decoder.singleValueContainer()
+    if let a = try? single.decode(ChoiceA.self) {
+      self = .a(a.n)
+    } else {
+      self = .b(try single.decode(ChoiceB.self).n)
+    }
+  }
+}
+
+/// The same choice made through a keyed container.
+private struct ChoiceAtKey: Decodable, Equatable {
+  var choice: Choice
+  private enum CodingKeys: String, CodingKey { case item }
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    if let a = try? container.decode(ChoiceA.self, forKey: .item) {
+      choice = .a(a.n)
+    } else {
+      choice = .b(try container.decode(ChoiceB.self, forKey: .item).n)
+    }
+  }
+}
+
 // MARK: - Wrong values
 
 @Suite struct DecoderWrongValueTests {
@@ -108,6 +148,22 @@ private struct Pairs: Decodable, Equatable {
     #expect(result.value.counter.count == 5)
     #expect(result.value.inner.count == 0)
     #expect(rows(result.report) == ["inner.count defaulted Int"])
+  }
+
+  /// A value the model catches (`try?`) and replaces leaves no entries: `ChoiceA` coerced `n`
+  /// before it threw, and strict, which reads `ChoiceB` too, reports nothing.
+  @Test func aValueThatThrowsLeavesNoReportEntries() throws {
+    let body = #"{"n": "5", "kind": "b"}"#
+    let single = try lenient.decodeWithReport(Choice.self, from: data(body))
+    #expect(single.value == .b("5"))
+    #expect(rows(single.report) == [])
+    let keyed = try lenient.decodeWithReport(ChoiceAtKey.self, from: data(#"{"item": \#(body)}"#))
+    #expect(keyed.value.choice == .b("5"))
+    #expect(rows(keyed.report) == [])
+    let list = try lenient.decodeWithReport([Choice].self, from: data("[\(body), \(body)]"))
+    #expect(list.value == [.b("5"), .b("5")])
+    #expect(rows(list.report) == [])
+    #expect(try strict.decode([Choice].self, from: data("[\(body)]")) == [.b("5")])
   }
 
   @Test(arguments: [DecodingPolicy.lenient, .strict])

@@ -59,6 +59,19 @@ private func outcome(_ decode: () throws -> Int) -> String {
 @Suite struct DecoderSafetyTests {
   static let smallStack = 512 * 1024
 
+  /// A `maxDepth` below 1 reads as 1 everywhere: a string holding JSON inside the document
+  /// (which lenient reads as that JSON) is then too deep, never an arithmetic trap.
+  @Test(arguments: [Int.min, -1, 0])
+  func aMaxDepthBelowOneReadsAsOne(_ maxDepth: Int) throws {
+    var decoder = LenientDecoder()
+    decoder.maxDepth = maxDepth
+    let error = try #require(throws: DecodingError.self) {
+      try decoder.decode([String: [Int]].self, from: Data(#"{"a": "[1]"}"#.utf8))
+    }
+    #expect("\(error)".contains("nested too deeply"))
+    #expect(try decoder.decode([String: Int].self, from: Data(#"{"a": "1"}"#.utf8)) == ["a": 1])
+  }
+
   @Test(arguments: [DecodingPolicy.lenient, .strict])
   func deepInputOnASmallStackThrowsInsteadOfCrashing(_ policy: DecodingPolicy) {
     let result = onThread(stackSize: Self.smallStack) {
