@@ -300,5 +300,13 @@ private final class Dog: Animal {
     #if os(Linux)
       #expect(throws: (any Error).self) { try JSONDecoder().decode([Int].self, from: utf32) }
     #endif
+    // A zero with an exponent: the literal is zero; the Linux toolchain's JSONDecoder throws
+    // for these spellings (not for 0e-5 or 0E0).
+    let zeros = Data("[0e5,-0.0e-5]".utf8)
+    let decoded = try strict.decode([Double].self, from: zeros)
+    #expect(decoded == [0, 0] && decoded[1].sign == .minus)
+    #if os(Linux)
+      #expect(throws: (any Error).self) { try JSONDecoder().decode([Double].self, from: zeros) }
+    #endif
   }
 }

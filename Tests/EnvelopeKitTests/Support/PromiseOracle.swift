@@ -317,6 +317,7 @@ enum PromiseOracle {
       "An integer type from a literal that underflows (1e-400): Foundation gives 0, we throw.",
       "An integer type from a non-integral literal beyond 2^53 (7538207106762121.49): Foundation rounds through Double, we throw.",
       "An integer type from an integral literal beyond 2^53 written with a fraction or exponent (9007199254740993.0): Foundation rounds through Double, we are exact.",
+      "A zero written with an exponent (0e5, -0.0e-5) into Double: we decode 0, the Linux toolchain's JSONDecoder throws (never generated).",
       "Float from a literal: we round once from the text (Float(String)); Foundation rounds through Double.",
       "A top-level string in UTF-16 without a byte order mark: we decode it, Foundation's detection fails.",
       "UTF-32LE after a byte order mark: we decode it, as swift-foundation's tests expect; the Linux toolchain's JSONDecoder throws (never generated: the generator writes UTF-8).",
