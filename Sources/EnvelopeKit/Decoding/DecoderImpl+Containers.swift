@@ -77,9 +77,7 @@ extension DecoderImpl {
     let text = position.document.string(index)
     let opener: Character = kind == .object ? "{" : "["
     guard text.first(where: { !$0.isWhitespace }) == opener else { return nil }
-    // A limit below 1 reads as 1, as for the whole document (`JSONDocument`): subtracting the
-    // depth from `Int.min` would trap.
-    let remainingDepth = max(1, options.maxDepth) - position.depth
+    let remainingDepth = options.maxDepth - position.depth
     do {
       // With no depth left, any container is too deep; read it with one level to tell JSON
       // (too deep) from text that only starts with a bracket (not JSON, a fallback).

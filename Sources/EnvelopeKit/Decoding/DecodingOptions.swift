@@ -66,7 +66,9 @@ final class DecodingOptions: Sendable {
     userInfo = info
   }
 
-  var maxDepth: Int { settings.maxDepth }
+  /// The decoder's nesting limit: a limit below 1 reads as 1, as the reader reads it
+  /// (`JSONDocument`), so that no depth arithmetic can overflow.
+  var maxDepth: Int { max(1, settings.maxDepth) }
 
   /// The keys of `model` that may not be missing or null; nil when none. Asked by every keyed
   /// container: inlined, it costs one bool check when nothing is required.
