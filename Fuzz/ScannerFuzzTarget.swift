@@ -3,7 +3,8 @@ import Foundation
 // libFuzzer entry: the bytes through the optimized JSONScanner and through ReferenceScanner
 // (Tests/EnvelopeKitTests/Support), which must give the same tape (every field of every token)
 // or the same error, with and without trailing commas, at a small and the default depth limit;
-// and an array of strings must read as Foundation's JSONDecoder reads it.
+// every scanned string must be valid UTF-8 as copied (`ScannedStringOracle`); and an array of
+// strings must read as Foundation's JSONDecoder reads it.
 // The bytes are copied into an allocation of exactly their size, so that AddressSanitizer sees
 // any read past the end. Built by Fuzz/run.sh together with the EnvelopeKit sources.
 
@@ -46,6 +47,15 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         abort()
       }
     }
+  }
+  // Strings are copied into `String`s without validating their UTF-8 again
+  // (`JSONDocument.string(_:)`): each must be valid, and its ASCII flag right.
+  if let document = try? JSONDocument(
+    data: Data(bytes: start, count: count), maxDepth: 512, allowsTrailingCommas: true),
+    let violation = ScannedStringOracle.violation(in: document)
+  {
+    print("scanned strings: \(violation)")
+    abort()
   }
   // Strings read as Foundation reads them (escapes, the run copy between them, UTF-8): an
   // array of strings both decoders read must give the same strings.

@@ -65,7 +65,8 @@ for target in "${targets[@]}"; do
     ;;
   scanner)
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/ScannerFuzzTarget.swift \
-      Tests/EnvelopeKitTests/Support/ReferenceScanner.swift -o Fuzz/out/fuzz-scanner
+      Tests/EnvelopeKitTests/Support/ReferenceScanner.swift \
+      Tests/EnvelopeKitTests/Support/ScannedStringOracle.swift -o Fuzz/out/fuzz-scanner
     seeds=Fixtures/envelopes
     ;;
   *)

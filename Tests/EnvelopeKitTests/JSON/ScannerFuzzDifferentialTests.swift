@@ -50,6 +50,12 @@ import Testing
       Differential.compare([ASCII.quote] + bytes + [ASCII.quote], maxDepth: depth, &failures)
       Differential.compare(
         Array("{\"".utf8) + bytes + Array("\": [\"".utf8) + bytes, maxDepth: depth, &failures)
+      for input in [
+        tokens, [ASCII.quote] + bytes + [ASCII.quote],
+        Array("{\"".utf8) + bytes + Array("\":[\"".utf8) + bytes + Array("\"]}".utf8),
+      ] {
+        Self.checkStrings(input, &failures)
+      }
     }
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
@@ -84,6 +90,7 @@ import Testing
             // Closed, and the end of the input inside the string.
             Differential.compare(text + [ASCII.quote], &failures)
             if offset % 4 == 0 { Differential.compare(text, &failures) }
+            if after == 0 { Self.checkStrings(text + [ASCII.quote], &failures) }
             let valid = String(validating: content, as: UTF8.self) != nil
             let accepted = Self.accepts(text + [ASCII.quote])
             if valid != accepted, failures.count < 5 {
@@ -96,6 +103,15 @@ import Testing
     }
     #expect(checked > 100_000)
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
+  /// `ScannedStringOracle` over the document `bytes` make, when the reader accepts them: the
+  /// strings `JSONDocument.string(_:)` copies without validating their UTF-8 again are valid.
+  static func checkStrings(_ bytes: [UInt8], _ failures: inout [String]) {
+    guard let document = try? JSONDocument(data: Data(bytes), maxDepth: 512),
+      let violation = ScannedStringOracle.violation(in: document), failures.count < 5
+    else { return }
+    failures.append("\(bytes): \(violation)")
   }
 
   static func accepts(_ bytes: [UInt8], trailingCommas: Bool = false) -> Bool {
