@@ -8,6 +8,7 @@ import Foundation
 // (FloatingPointOracle.swift). A broken promise stops the run with its input.
 // Built by Fuzz/run.sh.
 
+/// libFuzzer's entry: aborts when the encoding oracle fails on the model the bytes generate.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEncoding(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input

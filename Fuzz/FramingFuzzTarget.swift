@@ -8,6 +8,7 @@ import Foundation
 
 private let paths: [JSONPath] = ["data", "data.items", "items", "data.0", .root, "a.b.c", "code"]
 
+/// libFuzzer's entry: aborts when the framed elements differ from the whole-body decode.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFraming(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input

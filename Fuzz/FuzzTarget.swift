@@ -20,6 +20,8 @@ func mapped(_ policy: DecodingPolicy) -> LenientDecoder {
   return decoder
 }
 
+/// libFuzzer's entry: the bytes through every decoding entry point; aborts when a decode
+/// with the reused spare decoder differs from the first.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   // LeakSanitizer checks each input: the thread's spares are freed when it ends.

@@ -5,6 +5,8 @@ import Foundation
 // against strict, strict against Foundation's JSONDecoder, the depth limit against the input.
 // A broken promise stops the run with the input that shows it. Built by Fuzz/run.sh.
 
+/// libFuzzer's entry: aborts when the promise oracle (lenient, strict, Foundation) fails on
+/// the model and document the bytes generate.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPromise(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input

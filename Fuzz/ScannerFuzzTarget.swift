@@ -8,6 +8,7 @@ import Foundation
 // The bytes are copied into an allocation of exactly their size, so that AddressSanitizer sees
 // any read past the end. Built by Fuzz/run.sh together with the EnvelopeKit sources.
 
+/// Every field of `token`, to compare two tapes.
 func scannerFields(_ token: JSONToken) -> [UInt32] {
   [
     UInt32(token.kind.rawValue), UInt32(token.flags.rawValue), UInt32(token.shortCount),
