@@ -16,7 +16,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
   /// The recorder of the decoder this one shares a decode with; nil: this decoder records.
   private let sharedRecorder: ReportRecorder?
   @exclusivity(unchecked) private(set) var position: DecodingPosition
-  @exclusivity(unchecked) private var traitCache: [ObjectIdentifier: TypeTraits]
+  @exclusivity(unchecked) private var traitCache = TraitsByType()
   /// Traits looked up outside `traitCache` so far.
   @exclusivity(unchecked) private var lookups = 0
   /// The traits asked for last, checked before hashing: an array's elements ask for the same.
@@ -42,7 +42,6 @@ final class DecoderImpl: ReportRecorder, Decoder {
     sharedRecorder = nil
     position = DecodingPosition(
       parent: ContainerFrame(root: document), index: 0, key: nil, type: Any.self)
-    traitCache = [:]
     super.init(limit: limit)
   }
 
@@ -68,7 +67,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
     guard sharedRecorder == nil, position.key == nil, position.index == 0 else { return false }
     position = DecodingPosition(parent: Self.idle, index: 0, key: nil, type: Any.self)
     clear()
-    if !traitCache.isEmpty { traitCache = [:] }
+    if !traitCache.isEmpty { traitCache.removeAll() }
     lookups = 0
     if let last = lastTraits, last.belongsToOneDecode {
       lastTraits = nil
@@ -169,7 +168,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       lastTraits = kept
       lastShape = kept.shape
       lastKeyedContainer = maker
-      if traitCache[kept.id] != nil { traitCache[kept.id] = kept }
+      if traitCache[kept.id] != nil { traitCache.keep(kept, for: kept.id) }
       recentShared.keep(kept)
     }
     return KeyedContainer<Key>.self
@@ -472,7 +471,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for
       // this decode alone (mappings, initial values) are kept from the first.
       lookups += 1
-      if lookups > 8 || traits.belongsToOneDecode { traitCache[id] = traits }
+      if lookups > 8 || traits.belongsToOneDecode { traitCache.keep(traits, for: id) }
       if !traits.belongsToOneDecode { recentShared.keep(traits) }
     }
     lastTraits = traits
