@@ -53,7 +53,9 @@ public final class DiskCache: ResponseCache {
 
   /// Stores `response` under `key` atomically, then evicts the least recently used entries
   /// past the byte limit. The metadata is made by `CachePartition`: no `Set-Cookie`, secret
-  /// headers and query items redacted.
+  /// headers and query items redacted, by the names of the response's `redaction` (a
+  /// provider's response carries the provider's names; a response you make, the defaults
+  /// unless you set it).
   ///
   /// - Parameters:
   ///   - response: the response.
@@ -61,10 +63,11 @@ public final class DiskCache: ResponseCache {
   /// - Throws: when the key is not 64 hex digits or the file cannot be written.
   public func store(_ response: Response, forKey key: String) async throws {
     guard let file = file(forKey: key) else { throw CocoaError(.fileWriteInvalidFileName) }
-    let stored = CachePartition.storable(response)
+    let redaction = response.redaction
+    let stored = CachePartition.storable(response, redaction: redaction)
     let meta = EntryMeta(
       status: stored.statusCode, headers: stored.headers,
-      url: Redaction.default.url(response.request?.url), bodyLength: response.data.count,
+      url: redaction.url(stored.request?.url), bodyLength: response.data.count,
       storedAt: Date().timeIntervalSince1970)
     var encoder = ModelEncoder()
     encoder.outputFormatting = .sortedKeys

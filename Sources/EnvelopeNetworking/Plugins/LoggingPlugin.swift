@@ -55,11 +55,13 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 /// again.
 ///
 /// Secrets never reach a line: headers, query items and bodies go through `Redaction` (the
-/// default secret names plus the ones given here). Headers and bodies are logged at `.debug`.
+/// default secret names, the ones given here, and those of the provider the call goes through:
+/// its `sensitiveHeaders` and its transport's, ``Response/redaction``). Headers and bodies are
+/// logged at `.debug`.
 public struct LoggingPlugin: Plugin {
   /// The lowest level written.
   public let level: LogLevel
-  /// What is hidden in every line.
+  /// What is hidden in every line, besides the names of the provider the call goes through.
   public let redaction: Redaction
   /// Receives each line with its level.
   public let log: @Sendable (LogLevel, String) -> Void
@@ -91,6 +93,7 @@ public struct LoggingPlugin: Plugin {
   /// `#1 → GET url (attempt 2)`; at `.debug` also the headers and the body.
   public func willSend(_ request: URLRequest, target: any TargetType) async {
     let call = ProviderCall.current
+    let redaction = hiding(nil)
     let endpoint = "\(request.httpMethod ?? "GET") \(redaction.url(request.url))"
     call?.setValue(Start(instant: clock.now, endpoint: endpoint), for: started)
     var line = "\(prefix(call))→ \(endpoint)"
@@ -158,6 +161,7 @@ public struct LoggingPlugin: Plugin {
   {
     guard !response.isFromCache else { return }
     let method = response.request?.httpMethod ?? "GET"
+    let redaction = hiding(response)
     let head =
       "\(prefix(ProviderCall.current))⚠ drift in \(method) \(redaction.url(response.request?.url)): "
     for entry in report.entries.prefix(driftLines) {
@@ -207,6 +211,12 @@ public struct LoggingPlugin: Plugin {
     log(lineLevel, line)
   }
 
+  /// What a line hides: the names given here and those of the provider the call goes through,
+  /// which the response carries (a request's are the call's).
+  private func hiding(_ response: Response?) -> Redaction {
+    redaction.adding(response?.redaction ?? RedactionRule.redaction(Exchange.current?.redaction))
+  }
+
   private func prefix(_ call: ProviderCall?) -> String {
     call.map { "#\($0.id) " } ?? ""
   }
@@ -217,6 +227,7 @@ public struct LoggingPlugin: Plugin {
     let method = response.request?.httpMethod ?? "GET"
     let when = response.isFromCache ? "cached" : timing
     let transfer = response.metrics.map { Self.transfer($0) } ?? ""
+    let redaction = hiding(response)
     return
       "\(method) \(redaction.url(response.request?.url)) (\(when), \(response.data.count) bytes\(transfer))"
   }
@@ -230,7 +241,7 @@ public struct LoggingPlugin: Plugin {
 
   private func debugBody(_ response: Response, _ call: ProviderCall?) {
     guard level <= .debug, !response.data.isEmpty else { return }
-    write(.debug, prefix(call) + "  body: " + redaction.bodyText(response.data))
+    write(.debug, prefix(call) + "  body: " + hiding(response).bodyText(response.data))
   }
 
   /// ` from the cache stored <time>: <why>`.

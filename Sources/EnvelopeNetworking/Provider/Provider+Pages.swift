@@ -109,8 +109,7 @@ public struct PageSequence<Target: TargetType, Page: Decodable & Sendable>: Asyn
       // The session's configuration may add a credential to every request it sends.
       let transport = sequence.provider.transport as? URLSessionTransport
       self.redirects = RedirectGuard(
-        sensitiveHeaders: sequence.provider.sensitiveHeaders.union(
-          transport?.sensitiveHeaders ?? []),
+        sensitiveHeaders: sequence.provider.redaction.names,
         sessionHeaders: transport?.session.configuration.httpAdditionalHeaders)
     }
 

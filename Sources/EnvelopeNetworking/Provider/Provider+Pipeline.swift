@@ -195,7 +195,7 @@ extension Provider {
       let exchange: Exchange? = Exchange(
         call: ProviderCall(id: id, attempt: attempt, values: values), target: target,
         cacheUse: plan.cacheUse,
-        plugins: plugins)
+        plugins: plugins, redaction: redactionRule)
       do {
         // The line is handed the exchange; the task-local is for your code (see
         // `attemptsCallYourCode`).
@@ -333,6 +333,8 @@ extension Provider {
       if let link { request = link.credentialed(request) }
       for plugin in plugins { await plugin.willSend(request, target: target) }
       var response = try await send(request)
+      // Written under the provider's names from here on: errors, logs, the cache.
+      response.written(under: redactionRule)
       try accept(&response, target, read)
       result = .success(response)
     } catch {
@@ -340,7 +342,8 @@ extension Provider {
     }
     for plugin in plugins { await plugin.didReceive(result, target: target) }
     for plugin in plugins { result = await plugin.process(result, target: target) }
-    return result
+    // A response a plugin made in place of the one received is written under them too.
+    return plugins.isEmpty ? result : result.written(under: redactionRule)
   }
 
   // MARK: - Stages

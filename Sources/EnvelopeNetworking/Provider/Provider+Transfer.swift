@@ -146,7 +146,7 @@ extension Provider {
     let task = Task {
       let exchange = Exchange(
         call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target, cacheUse: .none,
-        plugins: plugins)
+        plugins: plugins, redaction: redactionRule)
       // Whether the transport finished, so `file` is this transfer's (and goes on an error):
       // a transfer that failed or was cancelled before leaves a file that was there as it was.
       let wrote = Locked(false)

@@ -55,6 +55,13 @@ public final class Provider<Target: TargetType>: Sendable {
   /// Header names (lower-case) that carry credentials besides the default ones: they partition
   /// the cache.
   public let sensitiveHeaders: Set<String>
+  /// What is secret wherever this provider's requests and responses are written (logs, errors,
+  /// descriptions, the cache): the default names, `sensitiveHeaders` and the
+  /// `sensitiveHeaders` of its `URLSessionTransport`. Every response of the provider carries it
+  /// (``Response/redaction``).
+  public var redaction: Redaction { redactionRule.redaction }
+  /// `redaction`, shared by every response and exchange of the provider.
+  let redactionRule: RedactionRule
   /// Whether identical GETs in flight share one network exchange (`InFlightTransport`).
   let deduplicatesRequests: Bool
   /// The line every request goes through, composed here: stubs → cache → requests in flight
@@ -130,12 +137,16 @@ public final class Provider<Target: TargetType>: Sendable {
     self.stubbing = stubbing
     self.sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
     self.deduplicatesRequests = deduplicatesRequests
+    let transportNames = (transport as? URLSessionTransport)?.sensitiveHeaders ?? []
+    let redactionRule = RedactionRule(
+      Redaction(headers: self.sensitiveHeaders.union(transportNames)))
+    self.redactionRule = redactionRule
     var line: any LineTransport = TimedTransport(base: transport)
     if deduplicatesRequests { line = InFlightTransport(next: line, scope: cacheScope) }
     cacheLayer = cache.map {
       CacheTransport(
         next: line, cache: $0, scope: cacheScope, baseURL: baseURL,
-        redaction: Redaction(headers: sensitiveHeaders),
+        redaction: redactionRule.redaction,
         session: (transport as? URLSessionTransport)?.session)
     }
     if let cacheLayer { line = cacheLayer }
@@ -283,7 +294,7 @@ public final class Provider<Target: TargetType>: Sendable {
     guard cacheLayer != nil else { return nil }
     let exchange = Exchange(
       call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target,
-      cacheUse: .cacheOnly, plugins: plugins)
+      cacheUse: .cacheOnly, plugins: plugins, redaction: redactionRule)
     return try? await Exchange.$current.withValue(exchange) {
       let response = try await line.response(to: prepare(build(target), target), in: exchange)
       guard let answer = response.cacheAnswer else { return nil }
@@ -306,7 +317,7 @@ public final class Provider<Target: TargetType>: Sendable {
     guard let cacheLayer else { return }
     let exchange = Exchange(
       call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target, cacheUse: .refresh,
-      plugins: plugins)
+      plugins: plugins, redaction: redactionRule)
     try await Exchange.$current.withValue(exchange) {
       try await cacheLayer.remove(prepare(build(target), target), target: target)
     }

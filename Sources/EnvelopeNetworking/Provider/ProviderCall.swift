@@ -110,12 +110,19 @@ struct Exchange: Sendable {
   let cacheUse: CacheUse
   /// Hands a plugin's token-refresh events to every plugin (see `TokenRefresh`).
   let plugins: [any Plugin]
+  /// The provider's names: what a hook or a transport that writes the request hides
+  /// (`LoggingPlugin`, recordings), besides its own.
+  let redaction: RedactionRule
 
-  init(call: ProviderCall, target: any TargetType, cacheUse: CacheUse, plugins: [any Plugin]) {
+  init(
+    call: ProviderCall, target: any TargetType, cacheUse: CacheUse, plugins: [any Plugin],
+    redaction: RedactionRule
+  ) {
     self.call = call
     self.target = target
     self.cacheUse = cacheUse
     self.plugins = plugins
+    self.redaction = redaction
   }
 
   /// The attempt the current transport or hook runs for; nil outside a provider call.

@@ -40,6 +40,8 @@ public struct Response: Sendable, CustomStringConvertible {
   /// entry belongs to whoever sent the request, not to whoever the session's cookie jar names
   /// once this response's `Set-Cookie` changed it.
   var cacheEntryKey: CacheEntryKey?
+  /// The names this response is written under (see `redaction`); nil for the defaults.
+  var redactionRule: RedactionRule?
 
   /// Creates a response.
   ///
@@ -69,13 +71,14 @@ public struct Response: Sendable, CustomStringConvertible {
     return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
   }
 
-  /// The body as UTF-8 text, cut at 500 characters, with secrets redacted by `Redaction`
-  /// (errors that print it end up in logs). A body over 64 KB is cut to its first 64 KB (at a
+  /// The body as UTF-8 text, cut at 500 characters, with secrets redacted by this response's
+  /// `redaction` (errors that print it end up in logs): the provider's names as well as the
+  /// defaults. A body over 64 KB is cut to its first 64 KB (at a
   /// character's start) before it is redacted, so a huge body costs no more than that; the cut
   /// text is redacted as any text is (JSON cut short is text, withheld when it names a secret),
   /// so a secret cut in two is still hidden.
   public var bodyPreview: String {
-    let text = Redaction.default.bodyText(Self.previewPrefix(of: data))
+    let text = redaction.bodyText(Self.previewPrefix(of: data))
     return text.count > 500 ? String(text.prefix(500)) + "…" : text
   }
 
@@ -125,10 +128,11 @@ public struct Response: Sendable, CustomStringConvertible {
     return decoded.value
   }
 
-  /// `500 GET https://… (1234 bytes): <body preview>`, secret query items redacted.
+  /// `500 GET https://… (1234 bytes): <body preview>`, secret query items redacted (by this
+  /// response's `redaction`).
   public var description: String {
     let method = request?.httpMethod ?? "?"
-    let url = request?.url.map { Redaction.default.url($0) } ?? "?"
+    let url = request?.url.map { redaction.url($0) } ?? "?"
     return "\(statusCode) \(method) \(url) (\(data.count) bytes): \(bodyPreview)"
   }
 }
@@ -184,8 +188,11 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
   }
 
   /// A readable account with the response body; the errors it holds are written as
-  /// `Redaction` writes an error (a `URLError`'s failing URL without its secrets).
+  /// `Redaction` writes an error (a `URLError`'s failing URL without its secrets), under the
+  /// response's `redaction` (the provider's names; the defaults for an error without a
+  /// response).
   public var description: String {
+    let redaction = self.redaction
     switch self {
     case .transport(let error):
       return "transport(\(error.code.rawValue): \(error.localizedDescription))"
@@ -194,14 +201,14 @@ public enum ProviderError: Error, Sendable, CustomStringConvertible, LocalizedEr
       return
         "business(code: \(code), message: \(message.map { "\"\($0)\"" } ?? "nil")) in \(response)"
     case .decoding(let error, let response):
-      return "decoding(\(Redaction.default.text(of: error))) in \(response)"
+      return "decoding(\(redaction.text(of: error))) in \(response)"
     case .emptyBody(let response): return "emptyBody(\(response))"
     case .fixtureNotFound(let path): return "fixtureNotFound(\(path))"
     case .envelope(let error, let response):
       return "envelope(\(error)\(Self.keysFound(error, response))) in \(response)"
-    case .authentication(let error): return "authentication(\(Redaction.default.text(of: error)))"
+    case .authentication(let error): return "authentication(\(redaction.text(of: error)))"
     case .underlying(let error, let response):
-      let text = Redaction.default.text(of: error)
+      let text = redaction.text(of: error)
       return "underlying(\(text))" + (response.map { " in \($0)" } ?? "")
     }
   }

@@ -53,7 +53,8 @@ where Framing.Element: Sendable {
       count: yielded, duration: .now - started, reconnections: reconnections, ending: .stopped)
     let exchange = Exchange(
       call: ProviderCall(id: id, attempt: attempts, values: values), target: target,
-      cacheUse: .none, plugins: provider.plugins)
+      cacheUse: .none, plugins: provider.plugins,
+      redaction: provider.redactionRule)
     Task {
       await Exchange.$current.withValue(exchange) {
         for plugin in exchange.plugins {
@@ -123,7 +124,8 @@ where Framing.Element: Sendable {
       try Task.checkCancellation()
       let exchange = Exchange(
         call: ProviderCall(id: id, attempt: attempts, values: values), target: target,
-        cacheUse: .none, plugins: provider.plugins)
+        cacheUse: .none, plugins: provider.plugins,
+        redaction: provider.redactionRule)
       do {
         try await Exchange.$current.withValue(exchange) {
           try await self.attempt(exchange, headers: headers)
@@ -265,7 +267,8 @@ where Framing.Element: Sendable {
     let failure = ProviderError.transport(lost)
     let exchange = Exchange(
       call: ProviderCall(id: id, attempt: attempts, values: values), target: target,
-      cacheUse: .none, plugins: provider.plugins)
+      cacheUse: .none, plugins: provider.plugins,
+      redaction: provider.redactionRule)
     let delay = await Exchange.$current.withValue(exchange) {
       await provider.retryDelay(after: failure, target: target, attempt: reconnections + 1)
     }
@@ -306,7 +309,8 @@ where Framing.Element: Sendable {
       count: yielded, duration: .now - started, reconnections: reconnections, ending: ending)
     let exchange = Exchange(
       call: ProviderCall(id: id, attempt: max(attempts, 1), values: values), target: target,
-      cacheUse: .none, plugins: provider.plugins)
+      cacheUse: .none, plugins: provider.plugins,
+      redaction: provider.redactionRule)
     await Exchange.$current.withValue(exchange) {
       for plugin in provider.plugins { await plugin.didFinishStream(summary, target: target) }
     }

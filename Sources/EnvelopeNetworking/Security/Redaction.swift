@@ -112,13 +112,42 @@ public struct Redaction: Sendable, Hashable {
     revealing: Set<String> = []
   ) {
     let revealed = Set(revealing.map(Self.normalized))
-    let defaults = Set(Self.defaultNames.map(Self.normalized))
     let extra = Set(headers.union(queryItems).union(fields).map(Self.normalized))
-    self.names = defaults.union(extra).subtracting(revealed)
+    self.init(names: Self.comparedDefaults.union(extra).subtracting(revealed), revealed: revealed)
+  }
+
+  /// A redaction of these names and revealed names, as compared.
+  private init(names: Set<String>, revealed: Set<String>) {
+    self.names = names
     self.revealed = revealed
     self.shortestName = (names.map(\.count) + Self.defaultNameWords.map(\.count)).min() ?? 0
-    self.namesExtraFields = !extra.subtracting(defaults).subtracting(revealed).isEmpty
+    self.namesExtraFields = !names.isSubset(of: Self.comparedDefaults)
     self.numbers = nil
+  }
+
+  /// The default names as compared.
+  private static let comparedDefaults = Set(defaultNames.map(normalized))
+
+  /// This redaction, also hiding what `other` hides: what a writer with names of its own (a
+  /// `LoggingPlugin`'s, a recording's) writes for a response or request that carries the names
+  /// of the provider and transport it went through (``Response/redaction``). A name is secret
+  /// when either redaction says so, except a name this one reveals: the writer's `revealing:`
+  /// stands. The numbering of a recording run stays this one's.
+  ///
+  /// ```swift
+  /// let logged = Redaction(headers: ["X-Trace-Key"]).adding(response.redaction)
+  /// ```
+  ///
+  /// - Parameter other: the redaction whose names are added.
+  /// - Returns: the redaction hiding both's names (this one when `other` adds none).
+  public func adding(_ other: Redaction) -> Redaction {
+    if other.names.isSubset(of: names) { return self }
+    let added = other.names.subtracting(revealed)
+    guard !added.isSubset(of: names) else { return self }
+    var result = Redaction(names: names.union(added), revealed: revealed)
+    result.numbers = numbers
+    result.forRequestKey = forRequestKey
+    return result
   }
 
   /// The same redaction, numbering secrets with `numbers` (`<token 1>`, …) instead of writing

@@ -117,7 +117,8 @@ public struct CassetteTransport: HTTPTransport {
   /// - Throws: `ReplayError` when the cassette has no (more) answer for the request; the base
   ///   transport's errors when recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction.numbering(tape.numbers))
+    let callRedaction = redaction.adding(.ofCurrentCall)
+    let key = Interaction.Request(request, redacting: callRedaction.numbering(tape.numbers))
     guard tape.isRecording else {
       guard tape.exists else {
         throw ReplayError(
@@ -147,7 +148,7 @@ public struct CassetteTransport: HTTPTransport {
       request, key: key, body: data, response: response)
     // Appended and written under one lock: two requests that finish together would otherwise
     // write their snapshots in either order, and the older one would drop the newer's answer.
-    let count = try tape.append(interaction) { try write($0) }
+    let count = try tape.append(interaction, under: callRedaction) { try write($0, $1) }
     if mode == .failed, count == 1 { RecordingIssue.report(recorded: file, at: site) }
     return (data, response)
   }
@@ -165,19 +166,22 @@ public struct CassetteTransport: HTTPTransport {
       let (data, response) = try await send(request)
       return StreamedResponse(response: response, body: ResponseBody(data))
     }
-    let key = Interaction.Request(request, redacting: redaction.numbering(tape.numbers))
+    let callRedaction = redaction.adding(.ofCurrentCall)
+    let key = Interaction.Request(request, redacting: callRedaction.numbering(tape.numbers))
     let streamed = try await base.stream(request)
     let response = streamed.response
     let body = streamed.body.recording { data in
       let interaction = RecordingTransport.interaction(
         request, key: key, body: data, response: response)
-      let count = try tape.append(interaction) { try write($0) }
+      let count = try tape.append(interaction, under: callRedaction) { try write($0, $1) }
       if mode == .failed, count == 1 { RecordingIssue.report(recorded: file, at: site) }
     }
     return StreamedResponse(response: response, body: body)
   }
 
-  private func write(_ interactions: [Interaction]) throws {
+  /// Writes the cassette, every interaction hidden by `redaction` (the names of every call
+  /// recorded so far).
+  private func write(_ interactions: [Interaction], _ redaction: Redaction) throws {
     var object = JSONObject()
     let numbered = redaction.numbering(tape.numbers)
     object.append("interactions", .array(interactions.map { $0.json(redacting: numbered) }))
@@ -219,6 +223,8 @@ private final class Tape: @unchecked Sendable {
   private let lock = NSLock()
   private var interactions: [Interaction]
   private let asked = AskCounter()
+  /// The names the interactions recorded so far were recorded under; nil before the first.
+  private var written: Redaction?
 
   init(recording: Bool, exists: Bool, recorded: [Interaction]) {
     isRecording = recording
@@ -236,12 +242,17 @@ private final class Tape: @unchecked Sendable {
     return index < matching.count ? .answer(matching[index]) : .exhausted(times: matching.count)
   }
 
-  /// Adds a recorded interaction and hands them all, in order, to `write` before another can be
-  /// added; returns how many there are.
-  func append(_ interaction: Interaction, write: ([Interaction]) throws -> Void) throws -> Int {
+  /// Adds an interaction recorded under `redaction` (the cassette's names and its call's) and
+  /// hands them all, in order, to `write` before another can be added, with the names of every
+  /// call recorded so far (a cassette is written whole); returns how many there are.
+  func append(
+    _ interaction: Interaction, under redaction: Redaction,
+    write: ([Interaction], Redaction) throws -> Void
+  ) throws -> Int {
     try lock.withLock {
       interactions.append(interaction)
-      try write(interactions)
+      written = written?.adding(redaction) ?? redaction
+      try write(interactions, written ?? redaction)
       return interactions.count
     }
   }

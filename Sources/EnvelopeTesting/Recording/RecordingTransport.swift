@@ -103,8 +103,11 @@ public struct RecordingTransport: HTTPTransport {
       folder: folder, redacting: redaction, numbers: run.numbers, chunking: chunking)
   }
 
-  /// The redaction with this run's numbering: what keys and files are made with.
-  private var numbered: Redaction { redaction.numbering(run.numbers) }
+  /// The redaction with this run's numbering: what keys and files are made with. Inside a
+  /// provider's call it hides the provider's names too (its `sensitiveHeaders` and its
+  /// transport's, ``Response/redaction``), so a name you gave the provider alone never reaches a
+  /// file; read when the request comes, for the call it belongs to.
+  private var numbered: Redaction { redaction.adding(.ofCurrentCall).numbering(run.numbers) }
 
   /// Replays or sends `request` as the mode says, recording what the network answers.
   ///
@@ -112,6 +115,7 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the body and response (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    let numbered = self.numbered
     let key = Interaction.Request(request, redacting: numbered)
     let occurrence = run.asked.next(key.withoutCredentials)
     if mode == .never || (mode != .all && !run.wasRecorded(key.withoutCredentials)) {
@@ -122,7 +126,8 @@ public struct RecordingTransport: HTTPTransport {
         if mode == .never { throw missing }
       }
     }
-    let answer = try await record(request, key: key, occurrence: occurrence)
+    let answer = try await record(
+      request, key: key, occurrence: occurrence, redacting: numbered)
     if mode == .failed {
       RecordingIssue.report(recorded: file(for: key, occurrence: occurrence), at: site)
     }
@@ -138,6 +143,7 @@ public struct RecordingTransport: HTTPTransport {
   /// - Returns: the head and the body (as received, not redacted, when sent).
   /// - Throws: the base transport's errors; `ReplayError` in `.never` mode with no recording.
   public func stream(_ request: URLRequest) async throws -> StreamedResponse {
+    let numbered = self.numbered
     let key = Interaction.Request(request, redacting: numbered)
     let occurrence = run.asked.next(key.withoutCredentials)
     if mode == .never || (mode != .all && !run.wasRecorded(key.withoutCredentials)) {
@@ -154,7 +160,9 @@ public struct RecordingTransport: HTTPTransport {
     run.recorded(key.withoutCredentials)
     let response = streamed.response
     let body = streamed.body.recording { data in
-      write(request, key: key, occurrence: occurrence, body: data, response: response)
+      write(
+        request, key: key, occurrence: occurrence, body: data, response: response,
+        redacting: numbered)
     }
     if mode == .failed {
       RecordingIssue.report(recorded: file(for: key, occurrence: occurrence), at: site)
@@ -192,19 +200,22 @@ public struct RecordingTransport: HTTPTransport {
   }
 
   /// Sends `request` through the base transport and writes the interaction file.
-  private func record(_ request: URLRequest, key: Interaction.Request, occurrence: Int)
-    async throws -> (Data, HTTPURLResponse)
-  {
+  private func record(
+    _ request: URLRequest, key: Interaction.Request, occurrence: Int, redacting numbered: Redaction
+  ) async throws -> (Data, HTTPURLResponse) {
     let (data, response) = try await base.send(request)
     run.recorded(key.withoutCredentials)
-    write(request, key: key, occurrence: occurrence, body: data, response: response)
+    write(
+      request, key: key, occurrence: occurrence, body: data, response: response,
+      redacting: numbered)
     return (data, response)
   }
 
-  /// Writes the interaction file of an exchange, redacted.
+  /// Writes the interaction file of an exchange, redacted by `numbered` (what its key was
+  /// made with).
   private func write(
     _ request: URLRequest, key: Interaction.Request, occurrence: Int, body data: Data,
-    response: HTTPURLResponse
+    response: HTTPURLResponse, redacting numbered: Redaction
   ) {
     var interaction = Self.interaction(request, key: key, body: data, response: response)
     interaction.occurrence = occurrence

@@ -60,6 +60,10 @@ public struct ReplayTransport: HTTPTransport {
     self.chunking = chunking
   }
 
+  /// What request keys are made with: `redaction` numbered, with the names of the provider
+  /// whose call is running added (as `RecordingTransport` made the recordings' keys).
+  private var keyRedaction: Redaction { redaction.adding(.ofCurrentCall).numbering(numbers) }
+
   /// Answers `request` from its recording, after the recorded delay; a recorded transport error
   /// is thrown as a `URLError`.
   ///
@@ -67,7 +71,7 @@ public struct ReplayTransport: HTTPTransport {
   /// - Returns: the recorded body and response.
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-    let key = Interaction.Request(request, redacting: redaction.numbering(numbers))
+    let key = Interaction.Request(request, redacting: keyRedaction)
     return try await play(request, try lookup(key).get())
   }
 
@@ -78,7 +82,7 @@ public struct ReplayTransport: HTTPTransport {
   /// - Returns: the recorded head and body.
   /// - Throws: `ReplayError` when nothing matches; `URLError` for a recorded failure.
   public func stream(_ request: URLRequest) async throws -> StreamedResponse {
-    let key = Interaction.Request(request, redacting: redaction.numbering(numbers))
+    let key = Interaction.Request(request, redacting: keyRedaction)
     let (data, response) = try await play(request, try lookup(key).get())
     return StreamedResponse(response: response, body: ResponseBody(data, chunking: chunking))
   }

@@ -47,7 +47,7 @@ struct StallingTransport: HTTPTransport {
   {
     let exchange = Exchange(
       call: ProviderCall(id: ProviderCall.nextID(), attempt: 1), target: target,
-      cacheUse: .byPolicy, plugins: [])
+      cacheUse: .byPolicy, plugins: [], redaction: provider.redactionRule)
     return try await provider.line.stream(try provider.build(target), in: exchange)
   }
 
