@@ -3,6 +3,8 @@ import Foundation
 // libFuzzer entry: the fuzzer's bytes drive the generator of `ReportInvariantTests`
 // (Tests/EnvelopeKitTests/Support/PromiseGenerator.swift) and its oracle is the check: lenient
 // against strict, strict against Foundation's JSONDecoder, the depth limit against the input.
+// The same bytes then drive an envelope of `EnvelopeDifferentialTests`, checked by its oracle
+// (`EnvelopeOracle`: decodeEnvelope, RootModel by our decoder and by JSONDecoder, one answer).
 // A broken promise stops the run with the input that shows it. Built by Fuzz/run.sh.
 
 /// libFuzzer's entry: aborts when the promise oracle (lenient, strict, Foundation) fails on
@@ -17,6 +19,12 @@ public func fuzzPromise(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   PromiseOracle.runOne(&generator, into: &outcome)
   if let violation = outcome.violations.first {
     fatalError("The promise is broken: \(violation)")
+  }
+  var source = ByteSource(bytes)
+  var envelopes = EnvelopeOracle.Outcome()
+  EnvelopeOracle.runOne(&source, into: &envelopes)
+  if let violation = envelopes.violations.first {
+    fatalError("The envelope promise is broken: \(violation)")
   }
   return 0
 }

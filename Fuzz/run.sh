@@ -2,7 +2,9 @@
 # Fuzzes EnvelopeKit with libFuzzer + AddressSanitizer, one target after the other:
 #   envelopekit  raw bytes through the reader and every decoding entry point (no crash, no leak)
 #   promise      the bytes drive the generator of ReportInvariantTests; its oracle (lenient vs
-#                strict vs Foundation, the depth limit) is the check
+#                strict vs Foundation, the depth limit) is the check; then they drive an
+#                envelope of EnvelopeDifferentialTests, checked by its oracle (decodeEnvelope,
+#                RootModel by our decoder and by JSONDecoder: one answer)
 #   encoding     the bytes drive the generator of EncoderDifferentialTests; its oracle
 #                (ModelEncoder vs JSONEncoder byte for byte, the mapped round trip, keys of every
 #                case style through ModelEncoder(matching:), generated numbers' shortest text)
@@ -45,6 +47,7 @@ for target in "${targets[@]}"; do
     build -D FUZZING Sources/EnvelopeKit/*/*.swift Fuzz/PromiseFuzzTarget.swift \
       Tests/EnvelopeKitTests/Support/PromiseGenerator.swift \
       Tests/EnvelopeKitTests/Support/PromiseOracle.swift \
+      Tests/EnvelopeKitTests/Support/EnvelopeOracle.swift \
       Tests/EnvelopeKitTests/Support/SeededGenerator.swift -o Fuzz/out/fuzz-promise
     seeds=
     ;;

@@ -1,5 +1,8 @@
 /// A business status code as the JSON had it: an integer, a string or a bool.
 ///
+/// A number code is the integer it stands for, as its plain digits, however the JSON wrote it
+/// (`1.0`, `1e0` and `10e-1` are the code `1`; `9223372036854775808.0` is `9223372036854775808`).
+///
 /// Codes are equal when their canonical text is equal, so `0 == "0"` and `false == "false"`,
 /// but `"000" != 0`: a code is never reinterpreted.
 public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable,
@@ -77,7 +80,8 @@ public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable
   ///
   /// - Parameter decoder: any decoder.
   /// - Throws: `DecodingError.dataCorrupted` with `EnvelopeError.invalidCode(found:)` as its
-  ///   underlying error for null, arrays, objects and numbers with a fraction.
+  ///   underlying error for null, arrays, objects, numbers with a fraction and integers of more
+  ///   than 309 digits. An integral number is its integer, however written (`1e3` is `1000`).
   public init(from decoder: any Decoder) throws {
     switch EnvelopeStatusReader.code(try JSON(from: decoder)) {
     case .success(let code):

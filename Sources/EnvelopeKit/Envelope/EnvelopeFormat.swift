@@ -178,8 +178,8 @@ public enum EnvelopeError: Error, Sendable, Equatable, CustomStringConvertible {
   /// for an API without an envelope, `at: .root` for one call's body read with no envelope,
   /// `codeOptional()` for one that sends a code only on failure.
   case missingCode
-  /// A code that is null, an array, an object or a number with a fraction; a snippet of what
-  /// was there (`array [1]`).
+  /// A code that is null, an array, an object, a number with a fraction or an integer of more
+  /// than 309 digits; a snippet of what was there (`array [1]`).
   case invalidCode(found: String)
   /// Success, but no data for a non-optional type.
   case missingData(code: EnvelopeCode?)

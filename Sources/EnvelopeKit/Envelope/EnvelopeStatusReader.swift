@@ -7,8 +7,13 @@ import Foundation
 /// | at the code path | status |
 /// |---|---|
 /// | missing | `EnvelopeError.missingCode`, or success when the format's code is optional |
-/// | an integer (`0`, `1.0`, `1e3`; `-0` is `0`) or a string or a bool | that code |
-/// | null, an array, an object, a number with a fraction | `EnvelopeError.invalidCode(found:)` |
+/// | an integer, however written and however large (`0`, `1.0`, `1e3`, `9223372036854775808.0`; `-0` is `0`), or a string or a bool | that code |
+/// | null, an array, an object, a number with a fraction, an integer of more than 309 digits | `EnvelopeError.invalidCode(found:)` |
+///
+/// A number code is the integer it stands for, its text that integer's plain digits
+/// (`integerText(_:)`): a code is compared as text, so `1e3`, `1000.0` and `1000` must be one
+/// code, and a code past `Int` (`9223372036854775808.0`) is still that code (a business failure
+/// for a success set of small codes), not a different answer for another spelling of it.
 ///
 /// The message is the first message path holding a string, number or bool (as text); nil when
 /// there is none.
@@ -46,17 +51,43 @@ enum EnvelopeStatusReader {
     case .number(let number):
       // An integer as written, but `-0`: the integer 0, whose text is `0` (as Foundation's
       // decoder reads it, and as `-0.0` and `0e0` are read below).
-      if number.isIntegerLiteral, number.text != "-0" {
+      if number.isIntegerLiteral, number.text != "-0", number.text.utf8.count <= maxCodeDigits {
         return .success(EnvelopeCode(storage: .number(number.text)))
       }
-      // An integral value written otherwise (`1.0`, `1e3`, `-0`) is that integer.
-      if let integer = number.int64Value {
-        return .success(EnvelopeCode(integerLiteral: Int(integer)))
+      // An integral value written otherwise (`1.0`, `1e3`, `-0`, `9223372036854775808.0`) is
+      // that integer, at any size up to `maxCodeDigits`.
+      if let text = integerText(number) {
+        return .success(EnvelopeCode(storage: .number(text)))
       }
       return .failure(.invalidCode(found: snippet(value)))
     case .null, .array, .object:
       return .failure(.invalidCode(found: snippet(value)))
     }
+  }
+
+  /// The most digits a number code may have: an integer past `Double`'s range (309 digits) is
+  /// no code a server means, and `1e1000000` would be a megabyte of digits.
+  static let maxCodeDigits = 309
+
+  /// The integer a number stands for, in plain digits (`1.0`, `1e0` and `10e-1` are `1`;
+  /// `-0.0` is `0`; `9223372036854775808.0` is `9223372036854775808`); nil when it has a
+  /// fraction or more than `maxCodeDigits` digits.
+  ///
+  /// - Parameter number: a JSON number.
+  /// - Returns: the integer's text, or nil.
+  static func integerText(_ number: JSONNumber) -> String? {
+    var text = number.text
+    let parts = text.withUTF8 { DecimalParts($0) }
+    guard let parts else { return nil }
+    // Trailing zeros are in the exponent: a negative one is a fraction.
+    if parts.digits.isEmpty { return "0" }
+    guard parts.exponent >= 0, parts.digits.count + parts.exponent <= maxCodeDigits else {
+      return nil
+    }
+    var bytes = parts.negative ? [ASCII.minus] : []
+    bytes += parts.digits
+    bytes += repeatElement(ASCII.zero, count: parts.exponent)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// The first message that is a string, number or bool, as text: the value at each message

@@ -230,7 +230,9 @@ extension LenientDecoder {
 }
 
 /// The one rule for what an empty payload (null or missing data, a 204 body) stands for, used by
-/// the envelope readers, `RootModel` and the provider.
+/// the envelope readers, `RootModel` and the provider. Only null or missing data is empty: data
+/// of any other kind (`[]` for a model) is the payload, decoded as `T` under the decoder's
+/// policy (a type error in strict, a reported fallback in lenient), never `missingData`.
 package enum EmptyPayload {
   /// nil for an Optional, `Empty()`, `[]` and `[:]`; nil when `T` has no empty value.
   ///

@@ -74,7 +74,13 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
       return
     }
     code = status.code
-    data = status.isSuccess ? try decodeValue(T?.self, at: format.data, in: decoder) ?? nil : nil
+    // `EmptyPayload`'s rule, as `decodeEnvelope` reads it: only null or missing data is no data.
+    // Data of any other kind is decoded as `T` (not `T?`, which a lenient decoder reads as nil
+    // for a value of the wrong kind, so a `[]` for a model became `missingData` here and a
+    // reported fallback in `decodeEnvelope`).
+    data =
+      status.isSuccess
+      ? try decodeValue(PresentPayload<T>.self, at: format.data, in: decoder)?.value : nil
   }
 
   /// The payload of a success envelope.
@@ -93,6 +99,17 @@ public struct RootModel<T: Decodable>: Decodable, ModelVerifiable {
 }
 
 extension RootModel: Sendable where T: Sendable {}
+
+/// An envelope's payload under any `Decoder`: nil for null, else `T` decoded from the value as
+/// it is (`EmptyPayload`'s rule; a missing path is nil from `decodeValue`).
+struct PresentPayload<T: Decodable>: Decodable {
+  var value: T?
+
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    value = container.decodeNil() ? nil : try container.decode(T.self)
+  }
+}
 
 /// What a step of a path that meets a value of another kind (a string where a key is looked up)
 /// means.

@@ -47,6 +47,15 @@ struct StatusAnswer: Equatable, CustomStringConvertible {
     StatusRow(body: #"{"code":{"a":1}}"#, outcome: #"invalidCode(found: object {"a":1})"#),
     StatusRow(body: #"{"code":null,"data":1}"#, outcome: "invalidCode(found: null)"),
     StatusRow(body: #"{"code":1.5}"#, outcome: "invalidCode(found: number 1.5)"),
+    // An integer past Int, however written, is that integer (a business failure), as its literal.
+    StatusRow(
+      body: #"{"code":9223372036854775808.0,"msg":"k"}"#,
+      outcome: "business(code: 9223372036854775808, message: \"k\")",
+      code: EnvelopeCode(storage: .number("9223372036854775808")), message: "k"),
+    StatusRow(
+      body: #"{"code":1e30}"#,
+      outcome: "business(code: 1000000000000000000000000000000, message: nil)",
+      code: EnvelopeCode(storage: .number("1000000000000000000000000000000"))),
     StatusRow(body: #"{"msg":"no code","data":1}"#, outcome: "missingCode", message: "no code"),
     StatusRow(body: #"[1,2]"#, outcome: "missingCode"),
     StatusRow(body: #"{"code":"x"}"#, outcome: "business(code: \"x\", message: nil)", code: "x"),
