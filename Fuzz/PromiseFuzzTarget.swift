@@ -8,7 +8,7 @@ import Foundation
 // A broken promise stops the run with the input that shows it. Built by Fuzz/run.sh.
 
 /// libFuzzer's entry: aborts when the promise oracle (lenient, strict, Foundation) fails on
-/// the model and document the bytes generate.
+/// the model and document the bytes generate, or the envelope oracle on their envelope.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPromise(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
   defer { SpareBuffer.freeThreadSpares() }  // LeakSanitizer checks each input
