@@ -468,7 +468,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       traits =
         mappings.map { options.mappedTraits.mapped(type, $0) } ?? TypeTraits.shared(type)
       // A small decode asks for a handful of types: the shared cache answers them, and this
-      // decode's own table (a dictionary to allocate) starts with the ninth. Traits made for
+      // decode's own table (`TraitsByType`, an array to allocate) starts with the ninth. Traits made for
       // this decode alone (mappings, initial values) are kept from the first.
       lookups += 1
       if lookups > 8 || traits.belongsToOneDecode { traitCache.keep(traits, for: id) }

@@ -98,8 +98,9 @@ public struct EnvelopeCode: Hashable, Sendable, CustomStringConvertible, Codable
   /// - Parameter encoder: any encoder.
   /// - Throws: the encoder's errors.
   public func encode(to encoder: any Encoder) throws {
-    // A number as `JSON` writes one, exactly (integers as they are, others as `Decimal`): through
-    // `Double`, a code past `Int` (`9223372036854775808`) read back as another, invalid, code.
+    // A number as `JSON` writes one (integers up to `UInt64` as they are, others as `Decimal`,
+    // which keeps 38 digits: a longer code is written as another one): through `Double`, a code
+    // past `Int` (`9223372036854775808`) read back as another, invalid, code.
     if case .number(let text) = storage, let number = JSONNumber(text) {
       return try JSON.number(number).encode(to: encoder)
     }

@@ -377,6 +377,8 @@ final class JSONDocument: @unchecked Sendable {
   /// was 7% of twitter.json's decode.)
   func string(_ index: Int) -> String {
     let token = tokens[index]
+    // (A container's flags say nothing of its bytes' UTF-8.)
+    assert(token.kind == .string, "string(_:) of a \(token.kind)")
     if !token.flags.contains(.hasEscapes) {
       if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
         let isASCII = !token.flags.contains(.isNonASCII)
@@ -386,7 +388,8 @@ final class JSONDocument: @unchecked Sendable {
       }
       return withBytes(index) { String(decoding: $0, as: UTF8.self) }
     }
-    return withBytes(index) { unescape($0) }
+    let isNonASCII = token.flags.contains(.isNonASCII)
+    return withBytes(index) { unescape($0, isNonASCII: isNonASCII) }
   }
 
   /// The members of the object at `object` as (key token, value token) pairs, in order.

@@ -16,8 +16,8 @@
 // An object's children alternate key, value; `count` is the number of pairs (stored in 16 bits,
 // saturating: `JSONDocument.count(_:)` walks the rare container with 65,535 or more). Skipping a whole
 // subtree is `index = token.next`, so containers never need to be walked to be stepped over.
-// Strings record whether they contain escapes so that the common escape-free case turns into a
-// `String` with a single validated copy. Numbers keep their exact lexeme until a type asks.
+// Strings record whether they contain escapes and non-ASCII bytes, so that the common
+// escape-free case turns into a `String` with a single copy (the scanner validated its UTF-8). Numbers keep their exact lexeme until a type asks.
 
 /// One entry of the reader's tape (16 bytes: at 100 MB of objects the tape is the decoder's
 /// largest buffer, and 4 bytes a token are 0.6x the input).

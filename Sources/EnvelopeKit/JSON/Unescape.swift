@@ -1,26 +1,33 @@
 /// Decodes the contents of a string whose escapes and UTF-8 the scanner already validated.
 ///
 /// The text between escapes is found eight bytes at a time and copied whole
-/// (`nextBackslash`); pays on twitter.json, whose texts and URLs are escaped. The result is
-/// valid UTF-8 for any input whose text between escapes is: an escape is written as the scalar
-/// it names or U+FFFD. So where `UTF8Span` is available the result is copied into the string
-/// without validating it again (that validation was 2% of twitter.json's decode); elsewhere
-/// the string validates it.
-func unescape(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+/// (`nextBackslash`); pays on twitter.json, whose texts and URLs are escaped. For a string the
+/// scanner accepted (valid UTF-8 between escapes, `\u` escapes as valid UTF-16) the result is
+/// valid UTF-8: each escape is written as the scalar it names. So where `UTF8Span` is
+/// available the result is copied into the string without validating it again (that validation
+/// was 2% of twitter.json's decode), flagged ASCII when it is (`isNonASCII`: a byte of the text
+/// was 0x80 or above; a `\u` escape may add one); elsewhere the string validates it.
+func unescape(_ bytes: UnsafeBufferPointer<UInt8>, isNonASCII: Bool) -> String {
   if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) {
-      let written = unescape(bytes, into: $0)
+      var wroteNonASCII = isNonASCII
+      let written = unescape(bytes, into: $0, wroteNonASCII: &wroteNonASCII)
       let text = UnsafeBufferPointer(rebasing: $0[..<written])
-      return String(copying: UTF8Span(unchecked: text.span, isKnownASCII: false))
+      return String(copying: UTF8Span(unchecked: text.span, isKnownASCII: !wroteNonASCII))
     }
   }
-  return String(unsafeUninitializedCapacity: bytes.count) { unescape(bytes, into: $0) }
+  return String(unsafeUninitializedCapacity: bytes.count) {
+    var wroteNonASCII = isNonASCII
+    return unescape(bytes, into: $0, wroteNonASCII: &wroteNonASCII)
+  }
 }
 
 /// Writes the unescaped `bytes` into `output` (at least `bytes.count` long: never longer than
-/// the escaped text) and returns the count written.
+/// the escaped text) and returns the count written; sets `wroteNonASCII` when a `\u` escape
+/// wrote a byte of 0x80 or above.
 private func unescape(
-  _ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>
+  _ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>,
+  wroteNonASCII: inout Bool
 ) -> Int {
   do {
     guard let source = bytes.baseAddress, let target = output.baseAddress else { return 0 }
@@ -53,12 +60,17 @@ private func unescape(
       case ASCII.lowerU:
         var scalarValue = UInt32(readHex4(bytes, at: i))
         i += 4
-        if UTF16.isLeadSurrogate(UInt16(truncatingIfNeeded: scalarValue)), i + 6 <= bytes.count {
-          let trail = UInt32(readHex4(bytes, at: i + 2))
-          scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (trail - 0xDC00)
+        // A lead surrogate and its trail are one scalar; a lone one (never from the scanner)
+        // is U+FFFD.
+        if UTF16.isLeadSurrogate(UInt16(truncatingIfNeeded: scalarValue)), i + 6 <= bytes.count,
+          bytes[i] == ASCII.backslash, bytes[i + 1] == ASCII.lowerU,
+          case let trail = readHex4(bytes, at: i + 2), UTF16.isTrailSurrogate(trail)
+        {
+          scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (UInt32(trail) - 0xDC00)
           i += 6
         }
         // At most 4 bytes from at least 6 escaped ones: always within the capacity.
+        if scalarValue >= 0x80 { wroteNonASCII = true }
         UTF8.encode(Unicode.Scalar(scalarValue) ?? "\u{FFFD}") { unit in
           output[written] = unit
           written += 1

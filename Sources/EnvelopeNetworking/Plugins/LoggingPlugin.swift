@@ -214,7 +214,7 @@ public struct LoggingPlugin: Plugin {
   /// What a line hides: the names given here and those of the provider the call goes through,
   /// which the response carries (a request's are the call's).
   private func hiding(_ response: Response?) -> Redaction {
-    redaction.adding(response?.redaction ?? RedactionRule.redaction(Exchange.current?.redaction))
+    redaction.adding(response?.redaction ?? .ofCurrentCall)
   }
 
   private func prefix(_ call: ProviderCall?) -> String {

@@ -188,8 +188,9 @@ package enum CachePartition {
   /// them (`Link: <…?access_token=…&page=2>`): each becomes a numbered stand-in
   /// (`access_token=%3Csent%201%3E`) that `restored(_:for:redaction:)` puts back from the
   /// request the entry answers, so no credential of the user's reaches a file and a cached page's
-  /// next link still works. The provider's cache passes its own `redaction` (the names you gave
-  /// `sensitiveHeaders:`) before the cache, which applies the defaults again, sees the response.
+  /// next link still works. The provider's cache passes the provider's `redaction` (the names
+  /// you gave its `sensitiveHeaders:` and its transport's) before the cache, which applies the
+  /// response's `redaction` again, sees the response.
   ///
   /// - Parameters:
   ///   - response: the response.

@@ -60,6 +60,31 @@ import Testing
     #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
   }
 
+  /// Strings of 0 to 24 pieces (ASCII runs, raw UTF-8 of 2 to 4 bytes, simple escapes and `\u`
+  /// escapes of ASCII, 2-, 3- and 4-byte scalars), as values and keys, short (inline in a
+  /// `String`) and long: `ScannedStringOracle` holds for each, in particular a string that an
+  /// escape makes non-ASCII is not flagged ASCII.
+  @Test(arguments: GeneratedRuns.seeds(default: [61, 62, 63, 64]))
+  func generatedStringsCopyAsTheyRead(_ seed: UInt64) {
+    let pieces = [
+      "a", "abcdefghij", "é", "日本", "😀", "\\n", "\\\"", "\\/", "\\u0041", "\\u00e9", "\\u65e5",
+      "\\ud83d\\ude00", "\\u0000", "\\u007f", "\\u0080",
+    ]
+    var generator = SeededGenerator(state: seed &* 0x5EED_0061)
+    var failures: [String] = []
+    var checked = 0
+    for _ in 0..<GeneratedRuns.cases(default: 3_000) {
+      var text = ""
+      for _ in 0..<Int.random(in: 0...24, using: &generator) {
+        text += pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+      }
+      Self.checkStrings(Array("[\"\(text)\", {\"\(text)\": 1}]".utf8), &failures)
+      checked += 1
+    }
+    #expect(checked > 0)
+    #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+  }
+
   /// Every pair of three-byte sequences (each lead E0 to EF with second bytes at the edges of
   /// the E0 and ED ranges, and bad continuation bytes), at every offset 0 to 16 into a string
   /// and with 0 to 3 bytes after them before the end of the input: the reference agrees, and a

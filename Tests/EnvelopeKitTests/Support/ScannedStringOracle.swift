@@ -32,6 +32,12 @@ enum ScannedStringOracle {
       guard let revalidated = String(validating: madeBytes, as: UTF8.self) else {
         return "token \(index): string(_:) made invalid UTF-8 \(madeBytes) from \(raw)"
       }
+      // A string flagged ASCII that is not counts a UTF-16 unit per byte.
+      if made.utf16.count != revalidated.utf16.count
+        || !made.unicodeScalars.elementsEqual(revalidated.unicodeScalars)
+      {
+        return "token \(index): string(_:) of \(raw) is flagged ASCII and is not"
+      }
       if !flags.contains(.hasEscapes) {
         if madeBytes != raw || made != validated {
           return "token \(index): string(_:) made \(madeBytes), not the bytes \(raw)"
