@@ -168,7 +168,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       lastTraits = kept
       lastShape = kept.shape
       lastKeyedContainer = maker
-      if traitCache[kept.id] != nil { traitCache.keep(kept, for: kept.id) }
+      if traitCache[kept.id] != nil { traitCache.keep(kept) }
       recentShared.keep(kept)
     }
     return KeyedContainer<Key>.self
@@ -471,7 +471,7 @@ final class DecoderImpl: ReportRecorder, Decoder {
       // decode's own table (`TraitsByType`, an array to allocate) starts with the ninth. Traits made for
       // this decode alone (mappings, initial values) are kept from the first.
       lookups += 1
-      if lookups > 8 || traits.belongsToOneDecode { traitCache.keep(traits, for: id) }
+      if lookups > 8 || traits.belongsToOneDecode { traitCache.keep(traits) }
       if !traits.belongsToOneDecode { recentShared.keep(traits) }
     }
     lastTraits = traits

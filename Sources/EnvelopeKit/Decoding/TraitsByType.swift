@@ -16,7 +16,7 @@ struct TraitsByType {
   subscript(id: ObjectIdentifier) -> TypeTraits? {
     guard count > 0 else { return nil }
     let mask = slots.count &- 1
-    var slot = Self.start(id, mask)
+    var slot = id.slot(mask: mask)
     while let traits = slots[slot] {
       if traits.id == id { return traits }
       slot = (slot &+ 1) & mask
@@ -24,12 +24,12 @@ struct TraitsByType {
     return nil
   }
 
-  /// Keeps `traits` for the type `id`, in place of any kept before.
-  mutating func keep(_ traits: TypeTraits, for id: ObjectIdentifier) {
-    assert(traits.id == id, "traits are kept under their own type")
+  /// Keeps `traits` for their type, in place of any kept before.
+  mutating func keep(_ traits: TypeTraits) {
     if (count &+ 1) &* 2 > slots.count { grow() }
+    let id = traits.id
     let mask = slots.count &- 1
-    var slot = Self.start(id, mask)
+    var slot = id.slot(mask: mask)
     while let kept = slots[slot] {
       if kept.id == id {
         slots[slot] = traits
@@ -46,17 +46,21 @@ struct TraitsByType {
     count = 0
   }
 
-  /// Metadata pointers are aligned: the multiply spreads their middle bits over the top ones.
-  @inline(__always)
-  private static func start(_ id: ObjectIdentifier, _ mask: Int) -> Int {
-    let bits = UInt64(UInt(bitPattern: id))
-    return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> 40) & mask
-  }
-
   private mutating func grow() {
     let old = slots
     slots = ContiguousArray(repeating: nil, count: max(16, old.count &* 2))
     count = 0
-    for case let traits? in old { keep(traits, for: traits.id) }
+    for case let traits? in old { keep(traits) }
+  }
+}
+
+extension ObjectIdentifier {
+  /// A slot for a type's identity in a power-of-two table (`mask`: its size less one), from the
+  /// metadata pointer: metadata records are aligned, so the multiply spreads their middle bits
+  /// over the top ones. (`TraitsByType`, `TraitTable`.)
+  @inline(__always)
+  func slot(mask: Int) -> Int {
+    let bits = UInt64(UInt(bitPattern: self))
+    return Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) &>> 40) & mask
   }
 }

@@ -159,11 +159,8 @@ final class TraitTable: @unchecked Sendable {
   /// Empty until the first `keep`: every `DecodingOptions` has a table, most never used.
   @exclusivity(unchecked) private var slots: [TypeTraits?] = []
 
-  /// The slot of `id`: metadata records are 16-byte aligned, so the low bits say nothing.
-  private static func slot(_ id: ObjectIdentifier) -> Int {
-    let bits = UInt(bitPattern: id)
-    return Int(truncatingIfNeeded: (bits >> 4) ^ (bits >> 12)) & 255
-  }
+  /// The slot of `id` (`ObjectIdentifier.slot(mask:)`).
+  private static func slot(_ id: ObjectIdentifier) -> Int { id.slot(mask: 255) }
 
   /// The traits kept for `id`, if any.
   func cached(_ id: ObjectIdentifier) -> TypeTraits? {

@@ -379,16 +379,10 @@ final class JSONDocument: @unchecked Sendable {
     let token = tokens[index]
     // (A container's flags say nothing of its bytes' UTF-8.)
     assert(token.kind == .string, "string(_:) of a \(token.kind)")
-    if !token.flags.contains(.hasEscapes) {
-      if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-        let isASCII = !token.flags.contains(.isNonASCII)
-        return withBytes(index) {
-          String(copying: UTF8Span(unchecked: $0.span, isKnownASCII: isASCII))
-        }
-      }
-      return withBytes(index) { String(decoding: $0, as: UTF8.self) }
-    }
     let isNonASCII = token.flags.contains(.isNonASCII)
+    if !token.flags.contains(.hasEscapes) {
+      return withBytes(index) { validatedString($0, isASCII: !isNonASCII) }
+    }
     return withBytes(index) { unescape($0, isNonASCII: isNonASCII) }
   }
 

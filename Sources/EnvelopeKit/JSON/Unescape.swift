@@ -6,20 +6,25 @@
 /// valid UTF-8: each escape is written as the scalar it names. So where `UTF8Span` is
 /// available the result is copied into the string without validating it again (that validation
 /// was 2% of twitter.json's decode), flagged ASCII when it is (`isNonASCII`: a byte of the text
-/// was 0x80 or above; a `\u` escape may add one); elsewhere the string validates it.
+/// was 0x80 or above; a `\u` escape may add one): `validatedString(_:isASCII:)`.
 func unescape(_ bytes: UnsafeBufferPointer<UInt8>, isNonASCII: Bool) -> String {
-  if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) {
-      var wroteNonASCII = isNonASCII
-      let written = unescape(bytes, into: $0, wroteNonASCII: &wroteNonASCII)
-      let text = UnsafeBufferPointer(rebasing: $0[..<written])
-      return String(copying: UTF8Span(unchecked: text.span, isKnownASCII: !wroteNonASCII))
-    }
-  }
-  return String(unsafeUninitializedCapacity: bytes.count) {
+  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) {
     var wroteNonASCII = isNonASCII
-    return unescape(bytes, into: $0, wroteNonASCII: &wroteNonASCII)
+    let written = unescape(bytes, into: $0, wroteNonASCII: &wroteNonASCII)
+    return validatedString(UnsafeBufferPointer(rebasing: $0[..<written]), isASCII: !wroteNonASCII)
   }
+}
+
+/// A `String` of bytes the scanner validated as UTF-8 (`isASCII`: none is 0x80 or above),
+/// copied without validating them again where the standard library has `UTF8Span` (Linux; Apple
+/// platforms 26 and later); elsewhere the string validates them. The one place a validated
+/// token becomes a `String` (`JSONDocument.string(_:)`, `unescape`).
+@inline(__always)
+func validatedString(_ bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> String {
+  if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+    return String(copying: UTF8Span(unchecked: bytes.span, isKnownASCII: isASCII))
+  }
+  return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Writes the unescaped `bytes` into `output` (at least `bytes.count` long: never longer than
